@@ -1,0 +1,294 @@
+"""NodeInfo, PodInfo and friends: the per-node aggregate the plugins read.
+
+Mirrors kube-scheduler v1.34 ``pkg/scheduler/framework/types.go``. A NodeInfo is updated
+incrementally as pods are added or removed (requested resources, ports, pods with
+affinity), so nothing is recounted per cycle. Filters read only the NodeInfo they are
+given, because preemption hands them edited clones.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from ..k8s import labels as klabels
+from ..k8s.resource import NON_ZERO_DEFAULTS, pod_requests
+from ..k8s.types import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Node, Pod, PodAffinityTerm
+
+
+@dataclass(slots=True)
+class Resource:
+    """framework.Resource: milli_cpu, memory, ephemeral_storage, allowed_pod_number, scalars."""
+
+    milli_cpu: int = 0
+    memory: int = 0
+    ephemeral_storage: int = 0
+    allowed_pod_number: int = 0
+    scalar_resources: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def from_map(cls, m: Mapping[str, int]) -> "Resource":
+        r = cls()
+        r.add_map(m)
+        return r
+
+    def add_map(self, m: Mapping[str, int], sign: int = 1) -> None:
+        for k, v in m.items():
+            if k == CPU:
+                self.milli_cpu += sign * v
+            elif k == MEMORY:
+                self.memory += sign * v
+            elif k == EPHEMERAL_STORAGE:
+                self.ephemeral_storage += sign * v
+            elif k == PODS:
+                self.allowed_pod_number += sign * v
+            else:
+                self.scalar_resources[k] = self.scalar_resources.get(k, 0) + sign * v
+
+    def get(self, name: str) -> int:
+        if name == CPU:
+            return self.milli_cpu
+        if name == MEMORY:
+            return self.memory
+        if name == EPHEMERAL_STORAGE:
+            return self.ephemeral_storage
+        if name == PODS:
+            return self.allowed_pod_number
+        return self.scalar_resources.get(name, 0)
+
+    def clone(self) -> "Resource":
+        return Resource(self.milli_cpu, self.memory, self.ephemeral_storage,
+                        self.allowed_pod_number, dict(self.scalar_resources))
+
+
+@dataclass(frozen=True, slots=True)
+class AffinityTerm:
+    """framework.AffinityTerm: a PodAffinityTerm with its selectors compiled.
+
+    ``namespaces`` are the explicit namespaces (the pod's own when both namespaces and
+    namespaceSelector are empty); ``namespace_selector`` NOTHING when unset.
+    """
+
+    namespaces: frozenset[str]
+    selector: klabels.Selector
+    topology_key: str
+    namespace_selector: klabels.Selector
+
+    def matches(self, pod: Pod, ns_labels: Mapping[str, str] | None) -> bool:
+        """AffinityTerm.Matches: namespace (explicit or by selector) and label selector."""
+        if pod.namespace in self.namespaces or (
+                ns_labels is not None and self.namespace_selector.matches(ns_labels)):
+            return self.selector.matches(pod.labels)
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class WeightedAffinityTerm:
+    term: AffinityTerm
+    weight: int
+
+
+def new_affinity_term(pod: Pod, t: PodAffinityTerm) -> AffinityTerm:
+    """framework.newAffinityTerm (namespaces defaulting as getNamespacesFromPodAffinityTerm)."""
+    namespaces = frozenset(t.namespaces)
+    if not namespaces and t.namespace_selector is None:
+        namespaces = frozenset((pod.namespace,))
+    return AffinityTerm(namespaces, klabels.selector_from_label_selector(t.label_selector),
+                        t.topology_key, klabels.selector_from_label_selector(t.namespace_selector))
+
+
+@dataclass(slots=True)
+class PodInfo:
+    """framework.PodInfo: a pod plus what is derived from it once (terms, requests)."""
+
+    pod: Pod
+    required_affinity_terms: tuple[AffinityTerm, ...] = ()
+    required_anti_affinity_terms: tuple[AffinityTerm, ...] = ()
+    preferred_affinity_terms: tuple[WeightedAffinityTerm, ...] = ()
+    preferred_anti_affinity_terms: tuple[WeightedAffinityTerm, ...] = ()
+    # resourcehelper.PodRequests, and the same with 100m cpu / 200Mi memory for containers
+    # that omit them (framework.podInfo.calculateResource)
+    requests: Mapping[str, int] = field(default_factory=dict)
+    non_zero_requests: Mapping[str, int] = field(default_factory=dict)
+
+
+def new_pod_info(pod: Pod) -> PodInfo:
+    """framework.NewPodInfo."""
+    aff = pod.affinity
+    pa = aff.pod_affinity if aff else None
+    paa = aff.pod_anti_affinity if aff else None
+    return PodInfo(
+        pod=pod,
+        required_affinity_terms=tuple(new_affinity_term(pod, t) for t in (pa.required if pa else ())),
+        required_anti_affinity_terms=tuple(
+            new_affinity_term(pod, t) for t in (paa.required if paa else ())),
+        preferred_affinity_terms=tuple(
+            WeightedAffinityTerm(new_affinity_term(pod, w.pod_affinity_term), w.weight)
+            for w in (pa.preferred if pa else ())),
+        preferred_anti_affinity_terms=tuple(
+            WeightedAffinityTerm(new_affinity_term(pod, w.pod_affinity_term), w.weight)
+            for w in (paa.preferred if paa else ())),
+        requests=pod.requests,
+        non_zero_requests=pod_requests(pod.containers, pod.init_containers, pod.overhead,
+                                       NON_ZERO_DEFAULTS),
+    )
+
+
+class HostPortInfo:
+    """framework.HostPortInfo: ip -> set of (protocol, port); 0.0.0.0 conflicts with all."""
+
+    DEFAULT_IP = "0.0.0.0"
+
+    __slots__ = ("ports",)
+
+    def __init__(self) -> None:
+        self.ports: dict[str, set[tuple[str, int]]] = {}
+
+    @staticmethod
+    def _norm(ip: str, protocol: str) -> tuple[str, str]:
+        return (ip or HostPortInfo.DEFAULT_IP), (protocol or "TCP")
+
+    def add(self, ip: str, protocol: str, port: int) -> None:
+        if port <= 0:
+            return
+        ip, protocol = self._norm(ip, protocol)
+        self.ports.setdefault(ip, set()).add((protocol, port))
+
+    def remove(self, ip: str, protocol: str, port: int) -> None:
+        if port <= 0:
+            return
+        ip, protocol = self._norm(ip, protocol)
+        s = self.ports.get(ip)
+        if s is not None:
+            s.discard((protocol, port))
+            if not s:
+                del self.ports[ip]
+
+    def check_conflict(self, ip: str, protocol: str, port: int) -> bool:
+        """HostPortInfo.CheckConflict."""
+        if port <= 0:
+            return False
+        ip, protocol = self._norm(ip, protocol)
+        pp = (protocol, port)
+        if ip == self.DEFAULT_IP:
+            return any(pp in s for s in self.ports.values())
+        return pp in self.ports.get(ip, ()) or pp in self.ports.get(self.DEFAULT_IP, ())
+
+    def __len__(self) -> int:
+        return sum(len(s) for s in self.ports.values())
+
+    def clone(self) -> "HostPortInfo":
+        c = HostPortInfo()
+        c.ports = {k: set(v) for k, v in self.ports.items()}
+        return c
+
+
+@dataclass(frozen=True, slots=True)
+class ImageStateSummary:
+    """framework.ImageStateSummary: image size and on how many nodes it is present."""
+
+    size: int
+    num_nodes: int
+
+
+class NodeInfo:
+    """framework.NodeInfo: a node and the aggregate of the pods on it."""
+
+    __slots__ = ("node", "pods", "pods_with_affinity", "pods_with_required_anti_affinity",
+                 "used_ports", "requested", "non_zero_requested", "allocatable",
+                 "image_states", "generation")
+
+    def __init__(self, node: Node | None = None) -> None:
+        self.node = node
+        self.pods: list[PodInfo] = []
+        self.pods_with_affinity: list[PodInfo] = []
+        self.pods_with_required_anti_affinity: list[PodInfo] = []
+        self.used_ports = HostPortInfo()
+        self.requested = Resource()
+        self.non_zero_requested = Resource()
+        self.allocatable = Resource.from_map(node.allocatable) if node else Resource()
+        # image name -> summary; filled by the snapshot builder (ImageLocality reads it)
+        self.image_states: dict[str, ImageStateSummary] = {}
+        self.generation = 0
+
+    @property
+    def name(self) -> str:
+        return self.node.name if self.node else ""
+
+    def add_pod_info(self, pi: PodInfo) -> None:
+        """NodeInfo.AddPodInfo: account the pod's requests, ports and affinity."""
+        self.pods.append(pi)
+        if pi.required_affinity_terms or pi.preferred_affinity_terms or \
+                pi.required_anti_affinity_terms or pi.preferred_anti_affinity_terms:
+            self.pods_with_affinity.append(pi)
+        if pi.required_anti_affinity_terms:
+            self.pods_with_required_anti_affinity.append(pi)
+        self._update(pi, 1)
+
+    def add_pod(self, pod: Pod) -> PodInfo:
+        pi = new_pod_info(pod)
+        self.add_pod_info(pi)
+        return pi
+
+    def remove_pod(self, pod: Pod) -> bool:
+        """NodeInfo.RemovePod: by namespace/name (uid when set); False when absent."""
+        key = pod.key
+        for lst in (self.pods_with_affinity, self.pods_with_required_anti_affinity):
+            for i, pi in enumerate(lst):
+                if pi.pod.key == key:
+                    lst[i] = lst[-1]
+                    lst.pop()
+                    break
+        for i, pi in enumerate(self.pods):
+            if pi.pod.key == key:
+                self.pods[i] = self.pods[-1]
+                self.pods.pop()
+                self._update(pi, -1)
+                return True
+        return False
+
+    def _update(self, pi: PodInfo, sign: int) -> None:
+        self.requested.add_map(pi.requests, sign)
+        self.non_zero_requested.milli_cpu += sign * pi.non_zero_requests.get(CPU, 0)
+        self.non_zero_requested.memory += sign * pi.non_zero_requests.get(MEMORY, 0)
+        for c in pi.pod.containers:
+            for p in c.ports:
+                if sign > 0:
+                    self.used_ports.add(p.host_ip, p.protocol, p.host_port)
+                else:
+                    self.used_ports.remove(p.host_ip, p.protocol, p.host_port)
+        self.generation += 1
+
+    def clone(self) -> "NodeInfo":
+        """NodeInfo.Snapshot: pod lists and aggregates copied, pods shared."""
+        c = NodeInfo.__new__(NodeInfo)
+        c.node = self.node
+        c.pods = list(self.pods)
+        c.pods_with_affinity = list(self.pods_with_affinity)
+        c.pods_with_required_anti_affinity = list(self.pods_with_required_anti_affinity)
+        c.used_ports = self.used_ports.clone()
+        c.requested = self.requested.clone()
+        c.non_zero_requested = self.non_zero_requested.clone()
+        c.allocatable = self.allocatable.clone()
+        c.image_states = self.image_states
+        c.generation = self.generation
+        return c
+
+    def __repr__(self) -> str:
+        return f"NodeInfo({self.name!r}, pods={len(self.pods)})"
+
+
+@dataclass(slots=True)
+class QueuedPodInfo:
+    """framework.QueuedPodInfo: a pod in the scheduling queue and its attempt history."""
+
+    pod_info: PodInfo
+    timestamp: float = 0.0  # when added to the queue (creationTimestamp here)
+    attempts: int = 0
+    initial_attempt_timestamp: float | None = None
+    unschedulable_plugins: set[str] = field(default_factory=set)
+    pending_plugins: set[str] = field(default_factory=set)
+    gated: bool = False
+
+    @property
+    def pod(self) -> Pod:
+        return self.pod_info.pod
