@@ -31,7 +31,7 @@ _NODE_AFFINITY = _obj(
     requiredDuringSchedulingIgnoredDuringExecution=_obj(nodeSelectorTerms=_list(_TERM)),
     preferredDuringSchedulingIgnoredDuringExecution=_list(_obj(weight=INT, preference=_TERM)),
 )
-_CONTAINER = _obj(name=STR, image=STR, imagePullPolicy=STR, resources=ANY_MAP)
+_CONTAINER = _obj(name=STR, image=STR, imagePullPolicy=STR, resources=ANY_MAP, ports=_list(ANY_MAP))
 _TOLERATION = _obj(key=STR, operator=STR, value=STR, effect=STR, tolerationSeconds=INT)
 
 POD_SCHEMA = _obj(

@@ -15,7 +15,10 @@ Mirrors ``ValidatePodUpdate`` in ``pkg/apis/core/validation/validation.go``
 
 Not modelled: resourceVersion, finalizers, owner references, annotation-specific rules,
 and validation of spec fields that are not scheduling directives. The Go ``cmp.Diff``
-text after the generic message is replaced by our own field-by-field diff.
+text after the generic message is replaced by our own field-by-field diff. A renamed or
+moved Pod is reported with ``ValidateObjectMetaUpdate``'s "field is immutable" error; a real
+apiserver refuses such a request even earlier, with a BadRequest that the name (namespace)
+in the body does not match the URL.
 """
 from __future__ import annotations
 
@@ -74,7 +77,23 @@ class _Pod:
         return [item or {} for item in self.spec.get(name) or []]
 
 
+def _before_update(new: dict, old: dict) -> None:
+    """Copy the system fields a client cannot change from the old metadata, as
+    ``rest.BeforeUpdate`` does before validation (kubernetes v1.34
+    ``staging/src/k8s.io/apiserver/pkg/registry/rest/update.go``)."""
+    new["generation"] = old.get("generation")
+    if not new.get("uid"):
+        new["uid"] = old.get("uid")
+    if old.get("creationTimestamp"):
+        new["creationTimestamp"] = old["creationTimestamp"]
+    if old.get("deletionTimestamp"):
+        new["deletionTimestamp"] = old["deletionTimestamp"]
+    if old.get("deletionGracePeriodSeconds") is not None and new.get("deletionGracePeriodSeconds") is None:
+        new["deletionGracePeriodSeconds"] = old["deletionGracePeriodSeconds"]
+
+
 def _validate(old: _Pod, new: _Pod) -> list[FieldError]:
+    _before_update(new.meta, old.meta)
     errs = am.validate_object_meta_update(new.meta, old.meta, "metadata")
     errs += am.validate_object_meta(new.meta, am.is_dns1123_subdomain, "metadata")
     allow_invalid = pod_spec.has_invalid_required_label_value(old.spec)

@@ -96,6 +96,8 @@ NODE_SELECTOR_CASES = [
     Case("ungated: nodeSelector value changed is refused", POD.node_selector(ZONE, "a"), POD.node_selector(ZONE, "b"),
          [generic(f'- spec.nodeSelector[{ZONE}]: "a"', f'+ spec.nodeSelector[{ZONE}]: "b"')]),
     Case("removing the last gate while adding a nodeSelector key is allowed", GATED, POD.node_selector(ZONE, "a")),
+    Case("removing the last gate does not allow changing a value", GATED.node_selector(ZONE, "a"),
+         POD.node_selector(ZONE, "b"), [("spec.nodeSelector", INVALID, NODE_SELECTOR_MSG)]),
     Case("gated: an invalid label value is refused", GATED, GATED.node_selector("disk", "fast ssd"), [
         ("spec.nodeSelector", INVALID, LABEL_VALUE_MSG),
     ]),
@@ -229,6 +231,11 @@ METADATA_CASES = [
         ("metadata.name", INVALID, "field is immutable"),
         ("metadata.name", REQUIRED_VALUE, "name or generateName is required"),
     ]),
+    Case("uid left out of the new manifest is kept", POD.set("metadata.uid", "u-1"), POD),
+    Case("uid changed is refused", POD.set("metadata.uid", "u-1"), POD.set("metadata.uid", "u-2"),
+         [("metadata.uid", INVALID, "field is immutable")]),
+    Case("creationTimestamp is the server's", POD.set("metadata.creationTimestamp", "2026-11-22T07:00:00Z"),
+         POD.set("metadata.creationTimestamp", "2000-01-01T00:00:00Z")),
     Case("an invalid label value is refused once", POD, POD.label("app", "-web"),
          [("metadata.labels", INVALID, LABEL_VALUE_MSG)]),
 ]
