@@ -11,9 +11,11 @@ Scheduling Directives"). Modules:
 - ``semantic.py``: v1 defaults, semantic equality, the spec diff;
 - ``pod_spec.py``: the new Pod's directive fields;
 - ``scheduling_directives.py``: the tolerations / gates / nodeSelector / affinity rules;
-- ``pod_update.py``: ``ValidatePodUpdate`` itself.
+- ``pod_update.py``: ``ValidatePodUpdate`` itself;
+- ``explain.py``: which required node affinity requirement was removed or changed.
 """
+from scheduler_core.validation.explain import explain_node_affinity_update
 from scheduler_core.validation.field import FieldError
 from scheduler_core.validation.pod_update import pod_update_errors, validate_pod_update
 
-__all__ = ["FieldError", "pod_update_errors", "validate_pod_update"]
+__all__ = ["FieldError", "explain_node_affinity_update", "pod_update_errors", "validate_pod_update"]

@@ -152,11 +152,12 @@ def validate_preferred_scheduling_terms(terms: list, path: str) -> list[FieldErr
     """``ValidatePreferredSchedulingTerms``: weight 1-100; label values are not checked."""
     errs: list[FieldError] = []
     for i, term in enumerate(terms):
-        term = term or {}
+        term, term_path = term or {}, field.index(path, i)
         weight = term.get("weight") or 0
         if weight <= 0 or weight > 100:
-            errs.append(field.invalid(field.child(field.index(path, i), "weight"), weight, "must be in the range 1-100"))
-        errs += validate_node_selector_term(term.get("preference") or {}, True, field.child(field.index(path, i), "preference"))
+            errs.append(field.invalid(field.child(term_path, "weight"), weight, "must be in the range 1-100"))
+        # upstream always allows invalid label values in preferred terms
+        errs += validate_node_selector_term(term.get("preference") or {}, True, field.child(term_path, "preference"))
     return errs
 
 
@@ -209,5 +210,5 @@ def has_invalid_required_label_value(spec: dict) -> bool:
     ``pkg/api/pod/util.go``)."""
     na = (spec.get("affinity") or {}).get("nodeAffinity") or {}
     terms = (na.get(REQUIRED) or {}).get("nodeSelectorTerms") or []
-    values = [v for t in terms for r in ((t or {}).get("matchExpressions") or []) for v in ((r or {}).get("values") or [])]
-    return any(am.is_valid_label_value(v or "") for v in values)
+    reqs = [r or {} for t in terms for r in (t or {}).get("matchExpressions") or []]
+    return any(am.is_valid_label_value(v or "") for r in reqs for v in r.get("values") or [])

@@ -47,11 +47,12 @@ MAX_INT32 = pod_spec.MAX_INT32
 DEFAULT_NAMESPACE = "default"
 
 
-def validate_pod_update(old: Any, new: Any) -> dict:
+def validate_pod_update(old: dict, new: dict) -> dict:
     """Would the apiserver accept replacing Pod ``old`` with ``new``?
 
     Returns ``{"allowed": bool, "errors": [{"field", "type", "detail"}, ...]}`` with
-    upstream's field paths, error types and wording.
+    upstream's field paths, error types and wording. Any input is accepted: values of the
+    wrong type are reported as errors, never raised.
     """
     errors = pod_update_errors(old, new)
     return {"allowed": not errors, "errors": [e.to_dict() for e in errors]}
