@@ -1,0 +1,221 @@
+"""Required and preferred node affinity, compiled once per pod.
+
+Mirrors kube-scheduler v1.34
+``staging/src/k8s.io/component-helpers/scheduling/corev1/nodeaffinity/nodeaffinity.go``:
+``GetRequiredNodeAffinity`` (nodeSelector AND required terms), ``LazyErrorNodeSelector``
+(a term that fails to parse matches nothing, the other terms still count),
+``PreferredSchedulingTerms``. Label requirements follow apimachinery ``labels.Requirement``
+(Gt/Lt compare int64 values; a label that does not parse as an integer does not match);
+field requirements support ``metadata.name`` with In/NotIn and exactly one value.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+from . import labels as klabels
+from .types import Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod
+
+IN, NOT_IN, EXISTS, DOES_NOT_EXIST, GT, LT = "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"
+OBJECT_NAME_FIELD = "metadata.name"  # metav1.ObjectNameField
+
+
+class NodeSelectorParseError(ValueError):
+    """A node selector requirement that labels.NewRequirement or the field selector rejects."""
+
+
+def _parse_int64(s: str) -> int | None:
+    """strconv.ParseInt(s, 10, 64): None when s is not a base-10 int64."""
+    body = s[1:] if s[:1] in ("+", "-") else s
+    if not body or not body.isascii() or not body.isdigit():
+        return None
+    v = int(s)
+    return v if -(1 << 63) <= v < (1 << 63) else None
+
+
+@dataclass(frozen=True, slots=True)
+class _LabelReq:
+    """labels.Requirement for a node selector: In/NotIn/Exists/DoesNotExist/Gt/Lt."""
+
+    key: str
+    operator: str
+    values: frozenset[str]
+    bound: int = 0  # Gt/Lt: the parsed value
+
+    def matches(self, node_labels: Mapping[str, str]) -> bool:
+        op = self.operator
+        if op in (GT, LT):
+            v = node_labels.get(self.key)
+            n = _parse_int64(v) if v is not None else None
+            if n is None:
+                return False
+            return n > self.bound if op == GT else n < self.bound
+        v = node_labels.get(self.key)
+        if op == IN:
+            return v is not None and v in self.values
+        if op == NOT_IN:
+            return v is None or v not in self.values
+        if op == EXISTS:
+            return v is not None
+        return v is None  # DoesNotExist
+
+
+def _label_req(r: NodeSelectorRequirement) -> _LabelReq:
+    """labels.NewRequirement's operator/value checks (nodeSelectorRequirementsAsSelector)."""
+    op, vals = r.operator, r.values
+    if op in (IN, NOT_IN):
+        if not vals:
+            raise NodeSelectorParseError(f"{op}: values must be non-empty")
+        return _LabelReq(r.key, op, frozenset(vals))
+    if op in (EXISTS, DOES_NOT_EXIST):
+        if vals:
+            raise NodeSelectorParseError(f"{op}: values must be empty")
+        return _LabelReq(r.key, op, frozenset())
+    if op in (GT, LT):
+        n = _parse_int64(vals[0]) if len(vals) == 1 else None
+        if n is None:
+            raise NodeSelectorParseError(f"{op}: values must be one integer")
+        return _LabelReq(r.key, op, frozenset(vals), n)
+    raise NodeSelectorParseError(f"{op!r} is not a valid label selector operator")
+
+
+@dataclass(frozen=True, slots=True)
+class _FieldReq:
+    """fields.OneTermEqualSelector / OneTermNotEqualSelector over the node's fields."""
+
+    key: str
+    equal: bool
+    value: str
+
+    def matches(self, node_fields: Mapping[str, str]) -> bool:
+        return (node_fields.get(self.key, "") == self.value) == self.equal
+
+
+def _field_req(r: NodeSelectorRequirement) -> _FieldReq:
+    """nodeSelectorRequirementsAsFieldSelector: In/NotIn with exactly one value."""
+    if r.operator not in (IN, NOT_IN):
+        raise NodeSelectorParseError(f"{r.operator!r} is not a valid node field selector operator")
+    if len(r.values) != 1:
+        raise NodeSelectorParseError("values: must have one element")
+    return _FieldReq(r.key, r.operator == IN, r.values[0])
+
+
+def _node_fields(node: Node) -> dict[str, str]:
+    """extractNodeFields: metadata.name when set."""
+    return {OBJECT_NAME_FIELD: node.name} if node.name else {}
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledNodeSelectorTerm:
+    """nodeSelectorTerm: ANDed label and field requirements, or a parse error."""
+
+    match_labels: tuple[_LabelReq, ...] = ()
+    match_fields: tuple[_FieldReq, ...] = ()
+    parse_error: str = ""
+
+    def match(self, node_labels: Mapping[str, str], node_fields: Mapping[str, str]) -> bool:
+        """nodeSelectorTerm.match; a term with a parse error never matches."""
+        if self.parse_error:
+            return False
+        if not all(r.matches(node_labels) for r in self.match_labels):
+            return False
+        if self.match_fields and node_fields and \
+                not all(r.matches(node_fields) for r in self.match_fields):
+            return False
+        return True
+
+
+def is_empty_node_selector_term(term: NodeSelectorTerm) -> bool:
+    """isEmptyNodeSelectorTerm: no expressions and no fields (selects nothing)."""
+    return not term.match_expressions and not term.match_fields
+
+
+def compile_node_selector_term(term: NodeSelectorTerm) -> CompiledNodeSelectorTerm:
+    """newNodeSelectorTerm: parse once; errors are kept on the term."""
+    try:
+        return CompiledNodeSelectorTerm(tuple(_label_req(r) for r in term.match_expressions),
+                                        tuple(_field_req(r) for r in term.match_fields))
+    except NodeSelectorParseError as e:
+        return CompiledNodeSelectorTerm(parse_error=str(e))
+
+
+def node_selector_term_matches(term: NodeSelectorTerm, node: Node) -> bool:
+    """Whether one (uncompiled) term matches the node; an empty term matches nothing."""
+    if is_empty_node_selector_term(term):
+        return False
+    return compile_node_selector_term(term).match(node.labels, _node_fields(node))
+
+
+@dataclass(frozen=True, slots=True)
+class LazyErrorNodeSelector:
+    """nodeaffinity.LazyErrorNodeSelector: ORed terms, empty terms dropped."""
+
+    terms: tuple[CompiledNodeSelectorTerm, ...]
+
+    @classmethod
+    def from_node_selector(cls, ns: NodeSelector) -> "LazyErrorNodeSelector":
+        return cls(tuple(compile_node_selector_term(t) for t in ns.node_selector_terms
+                         if not is_empty_node_selector_term(t)))
+
+    def parse_errors(self) -> list[str]:
+        return [t.parse_error for t in self.terms if t.parse_error]
+
+    def match(self, node: Node | None) -> bool:
+        """LazyErrorNodeSelector.Match, parse errors ignored (no term -> no match)."""
+        if node is None:
+            return False
+        fields = _node_fields(node)
+        return any(t.match(node.labels, fields) for t in self.terms)
+
+
+@dataclass(frozen=True, slots=True)
+class RequiredNodeAffinity:
+    """nodeaffinity.RequiredNodeAffinity: the pod's nodeSelector AND required node affinity."""
+
+    label_selector: klabels.Selector | None = None
+    node_selector: LazyErrorNodeSelector | None = None
+
+    @classmethod
+    def from_pod(cls, pod: Pod) -> "RequiredNodeAffinity":
+        """GetRequiredNodeAffinity."""
+        sel = klabels.selector_from_set(pod.node_selector) if pod.node_selector else None
+        na = pod.affinity.node_affinity if pod.affinity else None
+        ns = LazyErrorNodeSelector.from_node_selector(na.required) \
+            if na is not None and na.required is not None else None
+        return cls(sel, ns)
+
+    def match(self, node: Node) -> bool:
+        """RequiredNodeAffinity.Match (parse errors count as no match)."""
+        if self.label_selector is not None and not self.label_selector.matches(node.labels):
+            return False
+        if self.node_selector is not None:
+            return self.node_selector.match(node)
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class PreferredSchedulingTerms:
+    """nodeaffinity.PreferredSchedulingTerms: (term, weight) pairs; Score sums matches."""
+
+    terms: tuple[tuple[CompiledNodeSelectorTerm, int], ...]
+
+    @classmethod
+    def from_terms(cls, terms) -> "PreferredSchedulingTerms":
+        """NewPreferredSchedulingTerms: skips weight 0 and empty terms; raises on parse errors."""
+        parsed, errs = [], []
+        for t in terms:
+            if t.weight == 0 or is_empty_node_selector_term(t.preference):
+                continue
+            c = compile_node_selector_term(t.preference)
+            if c.parse_error:
+                errs.append(c.parse_error)
+            else:
+                parsed.append((c, t.weight))
+        if errs:
+            raise NodeSelectorParseError(", ".join(errs))
+        return cls(tuple(parsed))
+
+    def score(self, node: Node) -> int:
+        """PreferredSchedulingTerms.Score: sum of the weights of matching terms."""
+        fields = _node_fields(node)
+        return sum(w for t, w in self.terms if t.match(node.labels, fields))
