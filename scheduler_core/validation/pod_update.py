@@ -75,6 +75,7 @@ class _Pod:
         self.spec = semantic.with_defaults(manifest.get("spec") or {})
 
     def list(self, name: str) -> list:
+        """A spec list with null items read as empty objects."""
         return [item or {} for item in self.spec.get(name) or []]
 
 

@@ -34,7 +34,7 @@ _CONTAINER_DEFAULTS = {
 _POINTER_BOOLS = {
     "automountServiceAccountToken", "shareProcessNamespace", "setHostnameAsFQDN", "hostUsers",
     "enableServiceLinks", "runAsNonRoot", "privileged", "readOnlyRootFilesystem",
-    "allowPrivilegeEscalation", "stdinOnce",
+    "allowPrivilegeEscalation",
 }
 _QUANTITY_MAPS = {"requests", "limits", "overhead"}
 _MISSING = object()
