@@ -1,0 +1,35 @@
+import yaml
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import BaseParser
+
+
+class YAMLParser(BaseParser):
+    """Accepts `Content-Type: application/yaml`.
+
+    A body of Kubernetes objects becomes {"manifests": <the text as sent>}; a
+    mapping with a `manifests` key is read as the JSON body would be.
+    """
+
+    media_type = "application/yaml"
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        encoding = (parser_context or {}).get("encoding", "utf-8")
+        try:
+            text = stream.read().decode(encoding)
+            documents = [d for d in yaml.safe_load_all(text) if d is not None]
+        except (UnicodeDecodeError, yaml.YAMLError) as e:
+            mark = getattr(e, "problem_mark", None)
+            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+            raise ParseError(f"YAML parse error{where}: {getattr(e, 'problem', None) or e}")
+        if len(documents) == 1 and isinstance(documents[0], dict):
+            if "manifests" in documents[0] and "kind" not in documents[0]:
+                return documents[0]
+        return {"manifests": text}
+
+
+class XYAMLParser(YAMLParser):
+    media_type = "application/x-yaml"
+
+
+class TextYAMLParser(YAMLParser):
+    media_type = "text/yaml"

@@ -1,0 +1,341 @@
+from django.contrib.auth import authenticate
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import exceptions, mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.generics import GenericAPIView
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.reverse import reverse
+
+from webapp.scenarios import services
+from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink, Team
+
+from . import serializers as s
+
+Role = Membership.Role
+
+
+def require(scenario, user, role):
+    if not scenario.allows(user, role):
+        raise exceptions.PermissionDenied(f"You need the {role} role in team {scenario.team.name} to do this.")
+
+
+def base_revision(request, required=True):
+    """The revision the client edited: If-Match: "<n>", else a `revision` field or query param."""
+    raw = request.headers.get("If-Match")
+    if raw is not None:
+        raw = raw.strip().removeprefix("W/").strip('"')
+    else:
+        raw = request.data.get("revision", request.query_params.get("revision"))
+    if raw in (None, ""):
+        if required:
+            raise PreconditionRequired()
+        return None
+    try:
+        return int(raw)
+    except (TypeError, ValueError):
+        raise exceptions.ValidationError({"revision": ["A revision number is expected, e.g. If-Match: \"3\"."]})
+
+
+class PreconditionRequired(exceptions.APIException):
+    status_code = 428
+    default_detail = 'Say which revision you edited: send If-Match: "<n>" or a "revision" field; a stale one gets 409.'
+    default_code = "precondition_required"
+
+
+def yaml_response(text, filename):
+    response = HttpResponse(text, content_type="application/yaml; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def slug(name):
+    return "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-") or "scenario"
+
+
+@extend_schema(parameters=[
+    OpenApiParameter("team", str, description="Team id or name"),
+    OpenApiParameter("search", str, description="Part of the scenario name"),
+])
+class ScenarioViewSet(viewsets.ModelViewSet):
+    """Scenarios of the teams you belong to; others' scenarios answer 404."""
+
+    queryset = Scenario.objects.none()  # for the schema; get_queryset does the real work
+    lookup_value_regex = "[0-9]+"
+
+    def get_queryset(self):
+        qs = Scenario.objects.visible_to(self.request.user).select_related("team", "created_by")
+        team = self.request.query_params.get("team")
+        if team:
+            qs = qs.filter(team_id=int(team)) if team.isdigit() else qs.filter(team__name=team)
+        search = self.request.query_params.get("search")
+        if search:
+            qs = qs.filter(name__icontains=search)
+        return qs
+
+    def get_serializer_class(self):
+        return {
+            "list": s.ScenarioSerializer,
+            "create": s.ScenarioCreateSerializer,
+            "update": s.ScenarioRenameSerializer,
+            "partial_update": s.ScenarioRenameSerializer,
+        }.get(self.action, s.ScenarioDetailSerializer)
+
+    def detail_response(self, scenario, status_code=status.HTTP_200_OK, headers=None):
+        data = s.ScenarioDetailSerializer(scenario, context=self.get_serializer_context()).data
+        return Response(data, status=status_code, headers={"ETag": f'"{scenario.current_revision}"', **(headers or {})})
+
+    def retrieve(self, request, *args, **kwargs):
+        return self.detail_response(self.get_object())
+
+    @extend_schema(request=s.ScenarioCreateSerializer, responses={201: s.ScenarioDetailSerializer})
+    def create(self, request, *args, **kwargs):
+        data = request.data.copy() if hasattr(request.data, "copy") else dict(request.data)
+        for field in ("team", "name", "message"):
+            if field not in data and field in request.query_params:
+                data[field] = request.query_params[field]
+        serializer = s.ScenarioCreateSerializer(data=data, context=self.get_serializer_context())
+        serializer.is_valid(raise_exception=True)
+        scenario = services.create_scenario(author=request.user, **serializer.validated_data)
+        location = reverse("api:scenario-detail", args=[scenario.pk], request=request)
+        return self.detail_response(scenario, status.HTTP_201_CREATED, {"Location": location})
+
+    @extend_schema(request=s.ScenarioRenameSerializer, responses=s.ScenarioDetailSerializer)
+    def update(self, request, *args, **kwargs):
+        scenario = self.get_object()
+        require(scenario, request.user, Role.EDITOR)
+        serializer = s.ScenarioRenameSerializer(scenario, data=request.data, partial=kwargs.get("partial", False))
+        serializer.is_valid(raise_exception=True)
+        if "name" in serializer.validated_data:
+            services.rename_scenario(scenario, serializer.validated_data["name"])
+        return self.detail_response(scenario)
+
+    def destroy(self, request, *args, **kwargs):
+        scenario = self.get_object()
+        require(scenario, request.user, Role.OWNER)
+        services.delete_scenario(scenario)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(methods=["GET"], responses=s.RevisionSummarySerializer(many=True))
+    @extend_schema(methods=["POST"], request=s.RevisionCreateSerializer, responses={201: s.RevisionSerializer})
+    @action(detail=True, methods=["get", "post"], url_path="revisions", url_name="revisions")
+    def revisions(self, request, pk=None):
+        scenario = self.get_object()
+        if request.method == "GET":
+            page = self.paginate_queryset(scenario.revisions.select_related("author"))
+            data = s.RevisionSummarySerializer(page, many=True, context=self.get_serializer_context()).data
+            return self.get_paginated_response(data)
+        require(scenario, request.user, Role.EDITOR)
+        serializer = s.RevisionCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        revision = services.save_revision(
+            scenario, manifests=data["manifests"], config=data["config"], message=data["message"],
+            author=request.user, base=base_revision(request),
+        )
+        return self.revision_created(revision)
+
+    def revision_created(self, revision):
+        body = s.RevisionSerializer(revision, context=self.get_serializer_context()).data
+        return Response(body, status=status.HTTP_201_CREATED,
+                        headers={"Location": body["url"], "ETag": f'"{revision.number}"'})
+
+    def get_revision(self, number):
+        return get_object_or_404(Revision.objects.select_related("author"), scenario=self.get_object(), number=number)
+
+    @extend_schema(responses=s.RevisionSerializer)
+    @action(detail=True, methods=["get"], url_path=r"revisions/(?P<number>[0-9]+)", url_name="revision")
+    def revision(self, request, pk=None, number=None):
+        return Response(s.RevisionSerializer(self.get_revision(number), context=self.get_serializer_context()).data)
+
+    @extend_schema(request=None, responses={201: s.RevisionSerializer})
+    @action(detail=True, methods=["post"], url_path=r"revisions/(?P<number>[0-9]+)/restore", url_name="restore")
+    def restore(self, request, pk=None, number=None):
+        old = self.get_revision(number)
+        require(old.scenario, request.user, Role.EDITOR)
+        revision = services.restore_revision(old.scenario, old, author=request.user,
+                                             base=base_revision(request, required=False))
+        return self.revision_created(revision)
+
+    @extend_schema(
+        parameters=[OpenApiParameter("against", int, description="Older revision (default: the previous one)")],
+        responses={(200, "text/x-diff"): str},
+    )
+    @action(detail=True, methods=["get"], url_path=r"revisions/(?P<number>[0-9]+)/diff", url_name="diff")
+    def diff(self, request, pk=None, number=None):
+        new = self.get_revision(number)
+        against = request.query_params.get("against", str(int(number) - 1))
+        if not against.isdigit():
+            raise exceptions.ValidationError({"against": ["A revision number is expected."]})
+        old = self.get_revision(against)
+        return HttpResponse(services.diff_revisions(old, new), content_type="text/x-diff; charset=utf-8")
+
+    @extend_schema(
+        parameters=[OpenApiParameter("revision", int, description="Default: the current revision")],
+        responses={(200, "application/yaml"): str},
+    )
+    @action(detail=True, methods=["get"], url_path="manifests", url_name="manifests")
+    def manifests(self, request, pk=None):
+        scenario = self.get_object()
+        number = request.query_params.get("revision", str(scenario.current_revision))
+        if not number.isdigit():
+            raise exceptions.ValidationError({"revision": ["A revision number is expected."]})
+        revision = self.get_revision(number)
+        return yaml_response(revision.manifests, f"{slug(scenario.name)}-r{revision.number}.yaml")
+
+    @extend_schema(methods=["GET"], responses=s.RunSerializer(many=True))
+    @extend_schema(methods=["POST"], request=s.RunCreateSerializer, responses={202: s.RunSerializer})
+    @action(detail=True, methods=["get", "post"], url_path="runs", url_name="runs")
+    def runs(self, request, pk=None):
+        scenario = self.get_object()
+        if request.method == "GET":
+            page = self.paginate_queryset(scenario.runs.select_related("revision", "created_by").defer("result"))
+            fields = [f for f in s.RunSerializer.Meta.fields if f != "result"]
+            data = [{k: v for k, v in row.items() if k in fields}
+                    for row in s.RunSerializer(page, many=True, context=self.get_serializer_context()).data]
+            return self.get_paginated_response(data)
+        require(scenario, request.user, Role.EDITOR)
+        serializer = s.RunCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        revision = self.get_revision(data.get("revision", scenario.current_revision))
+        run = services.queue_run(scenario, revision, user=request.user, seed=data["seed"], options=data["options"])
+        body = s.RunSerializer(run, context=self.get_serializer_context()).data
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
+
+    @extend_schema(methods=["GET"], responses=s.ShareLinkSerializer(many=True))
+    @extend_schema(methods=["POST"], request=None, responses={201: s.NewShareLinkSerializer})
+    @action(detail=True, methods=["get", "post"], url_path="share-links", url_name="share-links")
+    def share_links(self, request, pk=None):
+        scenario = self.get_object()
+        require(scenario, request.user, Role.OWNER)
+        if request.method == "GET":
+            return Response(s.ShareLinkSerializer(scenario.share_links.all(), many=True).data)
+        link, token = ShareLink.create(scenario, request.user)
+        link.url = request.build_absolute_uri(f"/s/{token}/")
+        link.api_url = reverse("api:shared-scenario", args=[token], request=request)
+        return Response(s.NewShareLinkSerializer(link).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses={204: None})
+    @action(detail=True, methods=["delete"], url_path=r"share-links/(?P<link_id>[0-9]+)", url_name="share-link")
+    def revoke_share_link(self, request, pk=None, link_id=None):
+        scenario = self.get_object()
+        require(scenario, request.user, Role.OWNER)
+        link = get_object_or_404(ShareLink, scenario=scenario, pk=link_id)
+        ShareLink.objects.filter(pk=link.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class RunViewSet(viewsets.ReadOnlyModelViewSet):
+    """Runs of scenarios you can see. Poll a run until its status is succeeded or failed."""
+
+    serializer_class = s.RunSerializer
+    queryset = Run.objects.none()
+    lookup_value_regex = "[0-9]+"
+
+    def get_queryset(self):
+        visible = Scenario.objects.visible_to(self.request.user)
+        return Run.objects.filter(scenario__in=visible).select_related("revision", "created_by")
+
+    @extend_schema(responses={200: dict})
+    @action(detail=True, methods=["get"], url_path="pods", url_name="pods")
+    def pods(self, request, pk=None):
+        """Per-pod outcome, node, nominated node and FailedScheduling message."""
+        run = self.get_object()
+        pods = (run.result or {}).get("pods", []) if run.status == Run.Status.SUCCEEDED else []
+        return Response({"status": run.status, "pods": pods, "evicted": (run.result or {}).get("evicted", [])})
+
+
+class TeamViewSet(viewsets.ReadOnlyModelViewSet):
+    serializer_class = s.TeamSerializer
+    queryset = Team.objects.none()
+    lookup_value_regex = "[0-9]+"
+
+    def get_queryset(self):
+        return Team.objects.filter(memberships__user=self.request.user)
+
+
+class ApiTokenViewSet(mixins.ListModelMixin, mixins.CreateModelMixin, mixins.DestroyModelMixin,
+                      viewsets.GenericViewSet):
+    """Your API tokens. A new token's key is shown once; DELETE revokes."""
+
+    serializer_class = s.ApiTokenSerializer
+    queryset = ApiToken.objects.none()
+    lookup_value_regex = "[0-9]+"
+
+    def get_queryset(self):
+        return ApiToken.objects.filter(user=self.request.user)
+
+    @extend_schema(responses={201: s.NewApiTokenSerializer})
+    def create(self, request, *args, **kwargs):
+        serializer = s.ApiTokenSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        token, key = ApiToken.create(request.user, serializer.validated_data["name"])
+        token.token = key
+        return Response(s.NewApiTokenSerializer(token).data, status=status.HTTP_201_CREATED)
+
+    def perform_destroy(self, instance):
+        ApiToken.objects.filter(pk=instance.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+
+
+class ObtainTokenView(GenericAPIView):
+    """Exchange a username and password for a new API token."""
+
+    permission_classes = [AllowAny]
+    authentication_classes = []
+    serializer_class = s.ObtainTokenSerializer
+
+    @extend_schema(responses={201: s.NewApiTokenSerializer})
+    def post(self, request):
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        user = authenticate(request, username=data["username"], password=data["password"])
+        if user is None:
+            raise exceptions.ValidationError({"non_field_errors": ["Unable to log in with the provided credentials."]})
+        token, key = ApiToken.create(user, data["name"])
+        token.token = key
+        return Response(s.NewApiTokenSerializer(token).data, status=status.HTTP_201_CREATED)
+
+
+class SharedScenarioView(GenericAPIView):
+    """Read-only access through a share link: the scenario, its revisions and runs."""
+
+    permission_classes = [AllowAny]
+    authentication_classes = []
+    serializer_class = s.ScenarioDetailSerializer
+
+    def get_link(self, token):
+        link = ShareLink.find(token)
+        if link is None:
+            raise exceptions.NotFound("This share link does not exist or was revoked.")
+        return link
+
+    def get(self, request, token):
+        scenario = self.get_link(token).scenario
+        data = dict(self.get_serializer(scenario).data)
+        data.pop("links", None)
+        data["revisions"] = s.RevisionSummarySerializer(scenario.revisions.all()[:50], many=True).data
+        data["runs"] = [
+            {"id": r.id, "status": r.status, "revision": r.revision.number, "created_at": r.created_at,
+             "url": reverse("api:shared-run", args=[token, r.pk], request=request)}
+            for r in scenario.runs.select_related("revision").defer("result")[:50]
+        ]
+        for revision in data["revisions"]:
+            revision.pop("url", None)
+        data.pop("url", None)
+        return Response(data)
+
+
+class SharedRunView(SharedScenarioView):
+    serializer_class = s.RunSerializer
+
+    def get(self, request, token, run_id):
+        scenario = self.get_link(token).scenario
+        run = get_object_or_404(Run.objects.select_related("revision"), scenario=scenario, pk=run_id)
+        data = dict(self.get_serializer(run).data)
+        data.pop("url", None)
+        return Response(data)

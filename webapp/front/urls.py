@@ -1,0 +1,26 @@
+from django.contrib.auth import views as auth_views
+from django.urls import path
+from django.views.generic import RedirectView
+
+from . import views
+
+urlpatterns = [
+    path("", RedirectView.as_view(pattern_name="scenario-list"), name="home"),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("scenarios/", views.scenario_list, name="scenario-list"),
+    path("scenarios/new/", views.scenario_create, name="scenario-create"),
+    path("scenarios/<int:pk>/", views.scenario_detail, name="scenario-detail"),
+    path("scenarios/<int:pk>/save/", views.scenario_save, name="scenario-save"),
+    path("scenarios/<int:pk>/delete/", views.scenario_delete, name="scenario-delete"),
+    path("scenarios/<int:pk>/revisions/<int:number>/", views.revision_detail, name="revision-detail"),
+    path("scenarios/<int:pk>/revisions/<int:number>/restore/", views.revision_restore, name="revision-restore"),
+    path("scenarios/<int:pk>/runs/", views.run_create, name="run-create"),
+    path("scenarios/<int:pk>/share/", views.share_link_create, name="share-link-create"),
+    path("scenarios/<int:pk>/share/<int:link_id>/revoke/", views.share_link_revoke, name="share-link-revoke"),
+    path("runs/<int:run_id>/", views.run_detail, name="run-detail"),
+    path("tokens/", views.token_list, name="token-list"),
+    path("tokens/<int:token_id>/revoke/", views.token_revoke, name="token-revoke"),
+    path("s/<str:token>/", views.shared_scenario, name="shared-scenario"),
+    path("s/<str:token>/runs/<int:run_id>/", views.shared_run, name="shared-run"),
+]

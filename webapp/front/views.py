@@ -1,0 +1,255 @@
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template import loader
+from django.http import HttpResponseNotFound, HttpResponseServerError
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from webapp.scenarios import manifests as summary
+from webapp.scenarios import services
+from webapp.scenarios.forms import RevisionForm, RunForm, ScenarioCreateForm, TokenForm
+from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink
+
+Role = Membership.Role
+
+
+def page_not_found(request, exception=None):
+    return HttpResponseNotFound(loader.render_to_string("404.html", request=request))
+
+
+def server_error(request):
+    # No context processors or DB queries: this must render even when they fail.
+    return HttpResponseServerError(loader.get_template("500.html").render({}))
+
+
+def get_scenario(request, pk, role=Role.VIEWER):
+    """The scenario if the user may see it (else 404) and has `role` in its team (else 403)."""
+    scenario = get_object_or_404(Scenario.objects.visible_to(request.user).select_related("team"), pk=pk)
+    if not scenario.allows(request.user, role):
+        raise PermissionDenied
+    return scenario
+
+
+@login_required
+def scenario_list(request):
+    scenarios = Scenario.objects.visible_to(request.user).select_related("team", "created_by")
+    q = request.GET.get("q", "").strip()
+    if q:
+        scenarios = scenarios.filter(Q(name__icontains=q) | Q(team__name__icontains=q))
+    rows = [(s, s.last_run(), s.revisions.select_related("author").first()) for s in scenarios[:200]]
+    template = "front/scenario_list.html#scenario-table" if request.htmx else "front/scenario_list.html"
+    return render(request, template, {"rows": rows, "q": q})
+
+
+@login_required
+def scenario_create(request):
+    form = ScenarioCreateForm(request.POST or None, request.FILES or None, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        scenario = services.create_scenario(
+            team=data["team"], name=data["name"], manifests=data["manifests"], config=data["config"],
+            author=request.user, message=data["message"] or "Created",
+        )
+        messages.success(request, f"Scenario “{scenario.name}” created.")
+        return redirect("scenario-detail", pk=scenario.pk)
+    return render(request, "front/scenario_create.html", {"form": form})
+
+
+def detail_context(request, scenario, form=None, stale=None):
+    head = scenario.head()
+    if form is None:
+        form = RevisionForm(initial={"manifests": head.manifests, "config": head.config,
+                                     "base_revision": head.number})
+    return {
+        "scenario": scenario,
+        "head": head,
+        "role": scenario.role_of(request.user),
+        "can_edit": scenario.allows(request.user, Role.EDITOR),
+        "is_owner": scenario.allows(request.user, Role.OWNER),
+        "form": form,
+        "stale": stale,
+        "revisions": scenario.revisions.select_related("author")[:50],
+        "runs": scenario.runs.select_related("revision", "created_by").defer("result")[:10],
+        "share_links": scenario.share_links.filter(revoked_at__isnull=True),
+        "nodes": summary.nodes(head.manifests),
+        "kinds": summary.counts(head.manifests),
+    }
+
+
+@login_required
+def scenario_detail(request, pk):
+    scenario = get_scenario(request, pk)
+    return render(request, "front/scenario_detail.html", detail_context(request, scenario))
+
+
+@login_required
+@require_POST
+def scenario_save(request, pk):
+    scenario = get_scenario(request, pk, Role.EDITOR)
+    form = RevisionForm(request.POST)
+    stale = None
+    if form.is_valid():
+        data = form.cleaned_data
+        try:
+            revision = services.save_revision(
+                scenario, manifests=data["manifests"], config=data["config"], author=request.user,
+                message=data["message"], base=data["base_revision"],
+            )
+        except services.StaleRevision as e:
+            # Keep the user's text in the form; they decide how to merge.
+            stale = e.current
+            scenario.refresh_from_db()
+        else:
+            messages.success(request, f"Saved revision {revision.number}.")
+            return redirect("scenario-detail", pk=scenario.pk)
+    context = detail_context(request, scenario, form=form, stale=stale)
+    if request.htmx:
+        return render(request, "front/scenario_detail.html#edit-form", context)
+    return render(request, "front/scenario_detail.html", context, status=409 if stale else 200)
+
+
+@login_required
+@require_POST
+def scenario_delete(request, pk):
+    scenario = get_scenario(request, pk, Role.OWNER)
+    services.delete_scenario(scenario)
+    messages.success(request, f"Scenario “{scenario.name}” deleted.")
+    return redirect("scenario-list")
+
+
+@login_required
+def revision_detail(request, pk, number):
+    scenario = get_scenario(request, pk)
+    revision = get_object_or_404(Revision.objects.select_related("author"), scenario=scenario, number=number)
+    against = request.GET.get("against", "")
+    against = int(against) if against.isdigit() else max(revision.number - 1, 0)
+    previous = scenario.revisions.filter(number=against).first()
+    return render(request, "front/revision_detail.html", {
+        "scenario": scenario, "revision": revision, "previous": previous,
+        "diff": services.diff_revisions(previous, revision) if previous else "",
+        "can_edit": scenario.allows(request.user, Role.EDITOR),
+        "numbers": scenario.revisions.values_list("number", flat=True),
+    })
+
+
+@login_required
+@require_POST
+def revision_restore(request, pk, number):
+    scenario = get_scenario(request, pk, Role.EDITOR)
+    old = get_object_or_404(Revision, scenario=scenario, number=number)
+    revision = services.restore_revision(scenario, old, author=request.user)
+    messages.success(request, f"Revision {old.number} restored as revision {revision.number}.")
+    return redirect("scenario-detail", pk=scenario.pk)
+
+
+@login_required
+@require_POST
+def run_create(request, pk):
+    scenario = get_scenario(request, pk, Role.EDITOR)
+    form = RunForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "The seed must be a whole number ≥ 0.")
+        return redirect("scenario-detail", pk=scenario.pk)
+    number = form.cleaned_data["revision"] or scenario.current_revision
+    revision = get_object_or_404(Revision, scenario=scenario, number=number)
+    run = services.queue_run(scenario, revision, user=request.user, seed=form.cleaned_data["seed"] or 0)
+    return redirect("run-detail", run_id=run.pk)
+
+
+def run_context(run, poll_url, shared=False):
+    result = run.result or {}
+    pods = result.get("pods", [])
+    placed = {}
+    for row in pods:
+        if row.get("node"):
+            placed.setdefault(row["node"], []).append(row["pod"])
+    nodes = summary.nodes(run.revision.manifests)
+    for node in nodes:
+        node["placed"] = placed.get(node["name"], [])
+    outcomes = {}
+    for row in pods:
+        outcomes[row.get("outcome")] = outcomes.get(row.get("outcome"), 0) + 1
+    return {
+        "run": run, "poll_url": poll_url, "shared": shared, "pods": pods, "nodes": nodes,
+        "outcomes": sorted(outcomes.items()),
+        "failed_scheduling": [row for row in pods if row.get("message")],
+        "evicted": result.get("evicted", []),
+    }
+
+
+def render_run(request, run, poll_url, page_context):
+    context = run_context(run, poll_url, shared=page_context.get("shared", False))
+    if request.htmx:
+        return render(request, "front/_run_result.html", context)
+    return render(request, "front/run_detail.html", {**page_context, **context})
+
+
+@login_required
+def run_detail(request, run_id):
+    run = get_object_or_404(Run.objects.select_related("revision", "scenario__team", "created_by"), pk=run_id)
+    scenario = get_scenario(request, run.scenario_id)
+    return render_run(request, run, request.path, {"scenario": scenario})
+
+
+def shared_scenario(request, token):
+    link = ShareLink.find(token)
+    if link is None:
+        raise Http404
+    scenario = link.scenario
+    head = scenario.head()
+    return render(request, "front/shared_scenario.html", {
+        "scenario": scenario, "head": head, "token": token, "shared": True,
+        "revisions": scenario.revisions.select_related("author")[:50],
+        "runs": scenario.runs.select_related("revision").defer("result")[:20],
+        "nodes": summary.nodes(head.manifests),
+    })
+
+
+def shared_run(request, token, run_id):
+    link = ShareLink.find(token)
+    if link is None:
+        raise Http404
+    run = get_object_or_404(Run.objects.select_related("revision", "created_by"), scenario=link.scenario, pk=run_id)
+    return render_run(request, run, request.path, {"scenario": link.scenario, "shared": True, "token": token})
+
+
+@login_required
+@require_POST
+def share_link_create(request, pk):
+    scenario = get_scenario(request, pk, Role.OWNER)
+    link, token = ShareLink.create(scenario, request.user)
+    url = request.build_absolute_uri(f"/s/{token}/")
+    messages.success(request, f"Read-only link (shown once, copy it now): {url}")
+    return redirect("scenario-detail", pk=scenario.pk)
+
+
+@login_required
+@require_POST
+def share_link_revoke(request, pk, link_id):
+    scenario = get_scenario(request, pk, Role.OWNER)
+    ShareLink.objects.filter(scenario=scenario, pk=link_id, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    messages.success(request, "Share link revoked.")
+    return redirect("scenario-detail", pk=scenario.pk)
+
+
+@login_required
+def token_list(request):
+    form = TokenForm(request.POST or None)
+    new_key = None
+    if request.method == "POST" and form.is_valid():
+        _, new_key = ApiToken.create(request.user, form.cleaned_data["name"])
+        form = TokenForm()
+    tokens = ApiToken.objects.filter(user=request.user)
+    return render(request, "front/token_list.html", {"form": form, "tokens": tokens, "new_key": new_key})
+
+
+@login_required
+@require_POST
+def token_revoke(request, token_id):
+    ApiToken.objects.filter(user=request.user, pk=token_id, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    messages.success(request, "Token revoked.")
+    return redirect("token-list")

@@ -1,0 +1,79 @@
+from django import forms
+
+from . import engine
+from .models import Membership, Team
+
+MANIFESTS_HELP = "Kubernetes objects as `kubectl get -o yaml` prints them: a List, or documents separated by ---."
+
+
+class ManifestsMixin:
+    """Checks manifests and config with the engine and puts its message on the right field."""
+
+    def clean(self):
+        cleaned = super().clean()
+        upload = cleaned.get("upload")
+        if upload:
+            try:
+                cleaned["manifests"] = upload.read().decode("utf-8")
+            except UnicodeDecodeError:
+                self.add_error("upload", "The file is not UTF-8 text.")
+                return cleaned
+        if not cleaned.get("manifests"):
+            if "manifests" not in self.errors:
+                self.add_error("manifests", "Paste the manifests or upload a file.")
+            return cleaned
+        try:
+            self.warnings = engine.validate(cleaned["manifests"], cleaned.get("config", ""))
+        except engine.ScenarioInvalid as e:
+            self.add_error(e.input, str(e))
+        return cleaned
+
+
+def normalize(text):
+    return text.replace("\r\n", "\n")
+
+
+class ScenarioCreateForm(ManifestsMixin, forms.Form):
+    team = forms.ModelChoiceField(queryset=Team.objects.none())
+    name = forms.CharField(max_length=200)
+    manifests = forms.CharField(widget=forms.Textarea(attrs={"rows": 18, "spellcheck": "false"}),
+                                required=False, strip=False, help_text=MANIFESTS_HELP)
+    upload = forms.FileField(required=False, label="…or upload a YAML file")
+    config = forms.CharField(widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false"}), required=False,
+                             strip=False, label="KubeSchedulerConfiguration (optional)")
+    message = forms.CharField(max_length=500, required=False)
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        editor_roles = [Membership.Role.EDITOR, Membership.Role.OWNER]
+        self.fields["team"].queryset = Team.objects.filter(memberships__user=user, memberships__role__in=editor_roles)
+
+    def clean_manifests(self):
+        return normalize(self.cleaned_data["manifests"])
+
+    def clean_config(self):
+        return normalize(self.cleaned_data["config"])
+
+
+class RevisionForm(ManifestsMixin, forms.Form):
+    manifests = forms.CharField(widget=forms.Textarea(attrs={"rows": 24, "spellcheck": "false"}), strip=False,
+                                help_text=MANIFESTS_HELP)
+    config = forms.CharField(widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false"}), required=False,
+                             strip=False, label="KubeSchedulerConfiguration (optional)")
+    message = forms.CharField(max_length=500, required=False, label="What changed")
+    base_revision = forms.IntegerField(widget=forms.HiddenInput, min_value=0)
+
+    def clean_manifests(self):
+        return normalize(self.cleaned_data["manifests"])
+
+    def clean_config(self):
+        return normalize(self.cleaned_data["config"])
+
+
+class RunForm(forms.Form):
+    revision = forms.IntegerField(min_value=1, required=False, widget=forms.HiddenInput)
+    seed = forms.IntegerField(min_value=0, max_value=2**31 - 1, initial=0, required=False)
+
+
+class TokenForm(forms.Form):
+    name = forms.CharField(max_length=100, help_text="What the token is for, e.g. 'ci'.")

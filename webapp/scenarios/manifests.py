@@ -1,0 +1,56 @@
+"""A read-only summary of a scenario's input for pages: its nodes and bound pods.
+
+It only reads what the user wrote; every scheduling answer comes from the engine.
+"""
+
+import yaml
+
+ZONE_LABEL = "topology.kubernetes.io/zone"
+
+
+def objects(text):
+    try:
+        documents = [d for d in yaml.safe_load_all(text) if isinstance(d, dict)]
+    except yaml.YAMLError:
+        return []
+    out = []
+    for document in documents:
+        if document.get("kind") == "List":
+            out.extend(item for item in document.get("items") or [] if isinstance(item, dict))
+        else:
+            out.append(document)
+    return out
+
+
+def nodes(text):
+    """[{name, zone, cpu, memory, pods, unschedulable, taints, bound}] in file order."""
+    rows, by_name = [], {}
+    for obj in objects(text):
+        kind, meta = obj.get("kind"), obj.get("metadata") or {}
+        spec, status = obj.get("spec") or {}, obj.get("status") or {}
+        if kind == "Node":
+            allocatable = status.get("allocatable") or {}
+            row = {
+                "name": meta.get("name", ""),
+                "zone": (meta.get("labels") or {}).get(ZONE_LABEL, ""),
+                "cpu": allocatable.get("cpu", ""),
+                "memory": allocatable.get("memory", ""),
+                "pods": allocatable.get("pods", ""),
+                "unschedulable": bool(spec.get("unschedulable")),
+                "taints": [f"{t.get('key')}={t.get('value', '')}:{t.get('effect')}" for t in spec.get("taints") or []],
+                "bound": [],
+            }
+            rows.append(row)
+            by_name[row["name"]] = row
+    for obj in objects(text):
+        spec, meta = obj.get("spec") or {}, obj.get("metadata") or {}
+        if obj.get("kind") == "Pod" and spec.get("nodeName") in by_name:
+            by_name[spec["nodeName"]]["bound"].append(f"{meta.get('namespace', 'default')}/{meta.get('name', '')}")
+    return rows
+
+
+def counts(text):
+    kinds = {}
+    for obj in objects(text):
+        kinds[obj.get("kind", "?")] = kinds.get(obj.get("kind", "?"), 0) + 1
+    return kinds

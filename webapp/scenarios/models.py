@@ -1,0 +1,219 @@
+import hashlib
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+def new_secret():
+    """A random token and its SHA-256; only the hash is stored."""
+    token = secrets.token_urlsafe(32)
+    return token, hash_secret(token)
+
+
+def hash_secret(token):
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Team(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    members = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="Membership", related_name="teams"
+    )
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        VIEWER = "viewer"
+        EDITOR = "editor"
+        OWNER = "owner"
+
+    RANK = {Role.VIEWER: 0, Role.EDITOR: 1, Role.OWNER: 2}
+
+    team = models.ForeignKey(Team, models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.VIEWER)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["team", "user"], name="one_membership_per_user")]
+
+    def allows(self, role):
+        return self.RANK[self.role] >= self.RANK[role]
+
+
+class ScenarioQuerySet(models.QuerySet):
+    def alive(self):
+        return self.filter(deleted_at__isnull=True)
+
+    def visible_to(self, user):
+        return self.alive().filter(team__memberships__user=user)
+
+
+class Scenario(models.Model):
+    team = models.ForeignKey(Team, models.PROTECT, related_name="scenarios")
+    name = models.CharField(max_length=200)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+    # Number of the newest Revision; saves bump it with a conditional UPDATE.
+    current_revision = models.PositiveIntegerField(default=0)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ScenarioQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-updated_at", "-id"]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def is_deleted(self):
+        return self.deleted_at is not None
+
+    def role_of(self, user):
+        if not user.is_authenticated:
+            return None
+        m = Membership.objects.filter(team_id=self.team_id, user=user).first()
+        return m.role if m else None
+
+    def allows(self, user, role):
+        mine = self.role_of(user)
+        return mine is not None and Membership.RANK[mine] >= Membership.RANK[role]
+
+    def head(self):
+        return self.revisions.get(number=self.current_revision)
+
+    def last_run(self):
+        return self.runs.order_by("-created_at", "-id").first()
+
+
+class Revision(models.Model):
+    """Immutable content of a scenario: every save adds number n+1."""
+
+    scenario = models.ForeignKey(Scenario, models.CASCADE, related_name="revisions")
+    number = models.PositiveIntegerField()
+    manifests = models.TextField()
+    config = models.TextField(blank=True, default="")
+    message = models.CharField(max_length=500, blank=True, default="")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["scenario", "number"], name="one_revision_per_number")
+        ]
+
+    def __str__(self):
+        return f"{self.scenario} r{self.number}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None:
+            raise ValueError("revisions are immutable")
+        super().save(*args, **kwargs)
+
+
+class Run(models.Model):
+    class Kind(models.TextChoices):
+        SIMULATE = "simulate"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+
+    FINISHED = (Status.SUCCEEDED, Status.FAILED)
+
+    scenario = models.ForeignKey(Scenario, models.CASCADE, related_name="runs")
+    revision = models.ForeignKey(Revision, models.PROTECT, related_name="runs")
+    kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.SIMULATE)
+    params = models.JSONField(default=dict, blank=True)  # {"seed": int, "options": {...}}
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    result = models.JSONField(null=True, blank=True)  # whatever the engine returned
+    error = models.TextField(blank=True, default="")
+    attempts = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["status", "started_at"])]
+
+    def __str__(self):
+        return f"run {self.pk} ({self.status})"
+
+    @property
+    def is_finished(self):
+        return self.status in self.FINISHED
+
+    @property
+    def seed(self):
+        return self.params.get("seed", 0)
+
+    @property
+    def duration(self):
+        if self.started_at and self.finished_at:
+            return self.finished_at - self.started_at
+        return None
+
+
+class ShareLink(models.Model):
+    """A read-only link to a scenario; the token is shown once, only its hash is kept."""
+
+    scenario = models.ForeignKey(Scenario, models.CASCADE, related_name="share_links")
+    token_hash = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(max_length=8)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    @classmethod
+    def create(cls, scenario, user):
+        token, digest = new_secret()
+        link = cls.objects.create(scenario=scenario, token_hash=digest, prefix=token[:8], created_by=user)
+        return link, token
+
+    @classmethod
+    def find(cls, token):
+        return (
+            cls.objects.select_related("scenario")
+            .filter(token_hash=hash_secret(token), revoked_at__isnull=True, scenario__deleted_at__isnull=True)
+            .first()
+        )
+
+
+class ApiToken(models.Model):
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100)
+    key_hash = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(max_length=8)
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    @classmethod
+    def create(cls, user, name):
+        key, digest = new_secret()
+        token = cls.objects.create(user=user, name=name, key_hash=digest, prefix=key[:8])
+        return token, key
+
+    @property
+    def is_active(self):
+        return self.revoked_at is None

@@ -1,0 +1,104 @@
+"""Writes that must keep every revision: saves, restores, runs."""
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from . import engine
+from .models import Revision, Run, Scenario
+
+
+class StaleRevision(Exception):
+    """The save named a base revision that is no longer the newest."""
+
+    def __init__(self, current):
+        super().__init__(f"revision {current} is the current one")
+        self.current = current
+
+
+def create_scenario(*, team, name, manifests, config="", author, message=""):
+    engine.validate(manifests, config)
+    with transaction.atomic():
+        scenario = Scenario.objects.create(team=team, name=name, created_by=author, current_revision=1)
+        Revision.objects.create(
+            scenario=scenario, number=1, manifests=manifests, config=config or "",
+            author=author, message=message or "Created",
+        )
+    return scenario
+
+
+def save_revision(scenario, *, manifests, config="", author, message="", base=None):
+    """Add revision n+1 if `base` (when given) is still the newest, else raise StaleRevision.
+
+    The scenario row is locked and bumped with a conditional UPDATE, and
+    (scenario, number) is unique, so of concurrent saves on one base exactly
+    one wins on PostgreSQL; the others get StaleRevision and lose nothing
+    they can't resend.
+    """
+    engine.validate(manifests, config)
+    try:
+        with transaction.atomic():
+            locked = Scenario.objects.select_for_update().get(pk=scenario.pk)
+            current = locked.current_revision
+            if base is not None and base != current:
+                raise StaleRevision(current)
+            bumped = Scenario.objects.filter(pk=scenario.pk, current_revision=current).update(
+                current_revision=current + 1, updated_at=timezone.now()
+            )
+            if bumped != 1:
+                raise StaleRevision(Scenario.objects.get(pk=scenario.pk).current_revision)
+            revision = Revision.objects.create(
+                scenario=locked, number=current + 1, manifests=manifests,
+                config=config or "", author=author, message=message,
+            )
+    except IntegrityError:
+        raise StaleRevision(Scenario.objects.get(pk=scenario.pk).current_revision)
+    scenario.current_revision = revision.number
+    return revision
+
+
+def restore_revision(scenario, old, *, author, base=None):
+    return save_revision(
+        scenario, manifests=old.manifests, config=old.config, author=author,
+        message=f"Restored revision {old.number}", base=base,
+    )
+
+
+def rename_scenario(scenario, name):
+    Scenario.objects.filter(pk=scenario.pk).update(name=name, updated_at=timezone.now())
+    scenario.name = name
+
+
+def delete_scenario(scenario):
+    Scenario.objects.filter(pk=scenario.pk).update(deleted_at=timezone.now())
+
+
+def queue_run(scenario, revision, *, user, seed=0, options=None):
+    """Create a queued Run and hand its id to a worker once the row is committed."""
+    from .tasks import enqueue
+
+    with transaction.atomic():
+        run = Run.objects.create(
+            scenario=scenario, revision=revision, created_by=user,
+            params={"seed": seed, "options": options or {}},
+        )
+        # After commit, so the worker never looks for a row it cannot see yet.
+        transaction.on_commit(lambda: enqueue(run.pk))
+    return run
+
+
+def diff_revisions(old, new):
+    """Unified diff text of manifests (and config) from `old` to `new`."""
+    import difflib
+
+    def lines(revision, part):
+        return getattr(revision, part).splitlines(keepends=True)
+
+    out = []
+    for part, filename in (("manifests", "scenario.yaml"), ("config", "config.yaml")):
+        out.extend(
+            difflib.unified_diff(
+                lines(old, part), lines(new, part),
+                fromfile=f"r{old.number}/{filename}", tofile=f"r{new.number}/{filename}",
+            )
+        )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in out)
