@@ -1,0 +1,71 @@
+from unittest import mock
+
+from webapp.scenarios.models import Run
+
+from .base import TWO_PODS, BaseTestCase
+
+
+class RunCreateTestCase(BaseTestCase):
+    def test_it_answers_202_with_the_run_url(self):
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async") as send:
+            with self.captureOnCommitCallbacks(execute=True):
+                r = self.api(self.editor).post(self.url("runs/"), {"seed": 7}, format="json")
+        self.assertEqual(r.status_code, 202, r.content)
+        run = Run.objects.get()
+        self.assertEqual(r["Location"], f"http://testserver/api/runs/{run.pk}/")
+        self.assertEqual(r.json()["url"], r["Location"])
+        self.assertEqual((run.status, run.revision.number, run.params["seed"]), ("queued", 1, 7))
+        # The worker gets the id only, after the row is committed.
+        self.assertEqual(send.call_args.args[0], (run.pk,))
+
+    def test_it_does_not_queue_before_commit(self):
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async") as send:
+            with self.captureOnCommitCallbacks(execute=False) as callbacks:
+                self.api(self.editor).post(self.url("runs/"), {}, format="json")
+            send.assert_not_called()
+        self.assertEqual(len(callbacks), 1)
+
+    def test_it_runs_an_old_revision_on_request(self):
+        from webapp.scenarios import services
+
+        services.save_revision(self.scenario, manifests=TWO_PODS, author=self.editor, base=1)
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
+            r = self.api(self.editor).post(self.url("runs/"), {"revision": 1}, format="json")
+        self.assertEqual(r.json()["revision"], 1)
+        self.assertEqual(self.api(self.editor).post(self.url("runs/"), {"revision": 5}, format="json").status_code, 404)
+
+    def test_it_refuses_a_viewer_and_hides_from_outsiders(self):
+        self.assertEqual(self.api(self.viewer).post(self.url("runs/"), {}, format="json").status_code, 403)
+        self.assertEqual(self.api(self.outsider).post(self.url("runs/"), {}, format="json").status_code, 404)
+        self.assertFalse(Run.objects.exists())
+
+    def test_it_validates_the_seed(self):
+        r = self.api(self.editor).post(self.url("runs/"), {"seed": -1}, format="json")
+        self.assertEqual(r.status_code, 400)
+        self.assertIn("seed", r.json())
+
+
+class RunDetailTestCase(BaseTestCase):
+    def setUp(self):
+        self.run = Run.objects.create(
+            scenario=self.scenario, revision=self.scenario.head(), status="succeeded",
+            result={"pods": [{"pod": "default/web-1", "outcome": "Scheduled", "node": "node-a"}], "evicted": []},
+        )
+
+    def test_it_shows_status_and_result(self):
+        r = self.api(self.viewer).get(f"/api/runs/{self.run.pk}/")
+        self.assertEqual(r.status_code, 200)
+        self.assertEqual(r.json()["status"], "succeeded")
+        self.assertEqual(r.json()["result"]["pods"][0]["node"], "node-a")
+
+    def test_it_lists_per_pod_results(self):
+        r = self.api(self.viewer).get(f"/api/runs/{self.run.pk}/pods/")
+        self.assertEqual(r.json()["pods"], [{"pod": "default/web-1", "outcome": "Scheduled", "node": "node-a"}])
+
+    def test_it_lists_the_scenarios_runs(self):
+        rows = self.api(self.viewer).get(self.url("runs/")).json()["results"]
+        self.assertEqual([row["id"] for row in rows], [self.run.pk])
+        self.assertNotIn("result", rows[0])
+
+    def test_it_hides_runs_from_non_members(self):
+        self.assertEqual(self.api(self.outsider).get(f"/api/runs/{self.run.pk}/").status_code, 404)

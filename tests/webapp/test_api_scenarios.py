@@ -1,0 +1,123 @@
+from webapp.scenarios.models import Revision, Scenario
+
+from .base import BAD_SKEW, SMALL, BaseTestCase
+
+
+class ScenarioListTestCase(BaseTestCase):
+    def test_it_lists_only_my_teams_scenarios(self):
+        Scenario.objects.create(team=self.other_team, name="Secret", current_revision=0)
+        names = [s["name"] for s in self.api(self.viewer).get("/api/scenarios/").json()["results"]]
+        self.assertEqual(names, ["Small cluster"])
+        outsider = [s["name"] for s in self.api(self.outsider).get("/api/scenarios/").json()["results"]]
+        self.assertEqual(outsider, ["Secret"])
+
+    def test_it_filters_by_team_and_searches_by_name(self):
+        api = self.api(self.viewer)
+        self.assertEqual(api.get("/api/scenarios/?team=platform").json()["count"], 1)
+        self.assertEqual(api.get(f"/api/scenarios/?team={self.team.pk}").json()["count"], 1)
+        self.assertEqual(api.get("/api/scenarios/?team=elsewhere").json()["count"], 0)
+        self.assertEqual(api.get("/api/scenarios/?search=SMALL").json()["count"], 1)
+        self.assertEqual(api.get("/api/scenarios/?search=zzz").json()["count"], 0)
+
+    def test_it_requires_authentication(self):
+        from rest_framework.test import APIClient
+
+        self.assertEqual(APIClient().get("/api/scenarios/").status_code, 401)
+
+
+class ScenarioCreateTestCase(BaseTestCase):
+    def test_it_creates_a_scenario_from_json(self):
+        r = self.api(self.editor).post(
+            "/api/scenarios/", {"team": "platform", "name": "New", "manifests": SMALL, "message": "hello"},
+            format="json",
+        )
+        self.assertEqual(r.status_code, 201, r.content)
+        body = r.json()
+        self.assertEqual(body["current_revision"], 1)
+        self.assertEqual(body["manifests"], SMALL)
+        self.assertEqual(r["Location"], f"http://testserver/api/scenarios/{body['id']}/")
+        revision = Revision.objects.get(scenario_id=body["id"])
+        self.assertEqual((revision.number, revision.author, revision.message), (1, self.editor, "hello"))
+
+    def test_it_creates_a_scenario_from_a_yaml_body(self):
+        r = self.api(self.editor).post(
+            f"/api/scenarios/?team={self.team.pk}&name=From+YAML", data=SMALL, content_type="application/yaml"
+        )
+        self.assertEqual(r.status_code, 201, r.content)
+        scenario = Scenario.objects.get(name="From YAML")
+        # The text is stored as sent, comments and layout included.
+        self.assertEqual(scenario.head().manifests, SMALL)
+
+    def test_it_answers_400_for_yaml_that_does_not_parse(self):
+        r = self.api(self.editor).post(
+            "/api/scenarios/?team=platform&name=x", data="items: [unclosed", content_type="application/yaml"
+        )
+        self.assertEqual(r.status_code, 400)
+        self.assertIn("detail", r.json())
+
+    def test_it_answers_400_naming_the_object_and_field_of_invalid_manifests(self):
+        r = self.api(self.editor).post(
+            "/api/scenarios/", {"team": "platform", "name": "Bad", "manifests": BAD_SKEW}, format="json"
+        )
+        self.assertEqual(r.status_code, 400, r.content)
+        message = r.json()["manifests"][0]
+        self.assertIn("Pod default/web-1", message)
+        self.assertIn("spec.topologySpreadConstraints[0].maxSkew", message)
+        self.assertFalse(Scenario.objects.filter(name="Bad").exists())
+
+    def test_it_refuses_a_viewer(self):
+        r = self.api(self.viewer).post(
+            "/api/scenarios/", {"team": "platform", "name": "New", "manifests": SMALL}, format="json"
+        )
+        self.assertEqual(r.status_code, 400)
+        self.assertIn("team", r.json())
+
+    def test_it_refuses_a_team_i_am_not_in(self):
+        r = self.api(self.outsider).post(
+            "/api/scenarios/", {"team": "platform", "name": "New", "manifests": SMALL}, format="json"
+        )
+        self.assertEqual(r.status_code, 400)
+        self.assertFalse(Scenario.objects.filter(name="New").exists())
+
+    def test_it_reports_missing_fields(self):
+        r = self.api(self.editor).post("/api/scenarios/", {"team": "platform"}, format="json")
+        self.assertEqual(r.status_code, 400)
+        self.assertEqual(set(r.json()), {"name", "manifests"})
+
+
+class ScenarioDetailTestCase(BaseTestCase):
+    def test_it_shows_the_current_manifests_with_an_etag(self):
+        r = self.api(self.viewer).get(self.url())
+        self.assertEqual(r.status_code, 200)
+        self.assertEqual(r.json()["manifests"], SMALL)
+        self.assertEqual(r["ETag"], '"1"')
+
+    def test_it_hides_the_scenario_from_non_members(self):
+        self.assertEqual(self.api(self.outsider).get(self.url()).status_code, 404)
+        self.assertEqual(self.api(self.outsider).patch(self.url(), {"name": "x"}, format="json").status_code, 404)
+
+    def test_it_renames_for_an_editor(self):
+        r = self.api(self.editor).patch(self.url(), {"name": "Renamed"}, format="json")
+        self.assertEqual(r.status_code, 200)
+        self.scenario.refresh_from_db()
+        self.assertEqual(self.scenario.name, "Renamed")
+        # A rename is not a content change.
+        self.assertEqual(self.scenario.current_revision, 1)
+
+    def test_it_refuses_a_rename_by_a_viewer(self):
+        self.assertEqual(self.api(self.viewer).patch(self.url(), {"name": "x"}, format="json").status_code, 403)
+
+    def test_it_soft_deletes_for_an_owner_only(self):
+        self.assertEqual(self.api(self.editor).delete(self.url()).status_code, 403)
+        self.assertEqual(self.api(self.owner).delete(self.url()).status_code, 204)
+        self.assertEqual(self.api(self.owner).get(self.url()).status_code, 404)
+        # Nothing is lost: the row and its revisions are still there.
+        self.assertTrue(Scenario.objects.get(pk=self.scenario.pk).is_deleted)
+        self.assertEqual(Revision.objects.filter(scenario=self.scenario).count(), 1)
+
+    def test_it_downloads_the_manifests_as_yaml(self):
+        r = self.api(self.viewer).get(self.url("manifests/"))
+        self.assertEqual(r.status_code, 200)
+        self.assertTrue(r["Content-Type"].startswith("application/yaml"))
+        self.assertIn('filename="small-cluster-r1.yaml"', r["Content-Disposition"])
+        self.assertEqual(r.content.decode(), SMALL)
