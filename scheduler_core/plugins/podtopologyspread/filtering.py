@@ -1,0 +1,148 @@
+"""PreFilter, Filter and PreFilterExtensions state of PodTopologySpread.
+
+Mirrors kube-scheduler v1.34 ``pkg/scheduler/framework/plugins/podtopologyspread/filtering.go``
+(preFilterState, criticalPaths, calPreFilterState, updateWithPod, Filter).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from ...framework.interface import SUCCESS, Code, Status, new_status
+from ...framework.types import NodeInfo
+from ...k8s.nodeaffinity import RequiredNodeAffinity
+from ...k8s.types import Node, Pod
+from .common import Constraint, count_pods_match_selector, node_labels_match_spread_constraints
+
+# pkg/scheduler/framework/plugins/podtopologyspread/plugin.go (v1.34)
+ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
+ERR_REASON_NODE_LABEL_NOT_MATCH = ERR_REASON_CONSTRAINTS_NOT_MATCH + " (missing required label)"
+
+MAX_INT32 = 2**31 - 1  # math.MaxInt32, the "no domain yet" match number
+
+
+@dataclass(slots=True)
+class CriticalPath:
+    topology_value: str = ""
+    match_num: int = MAX_INT32
+
+
+class CriticalPaths:
+    """criticalPaths: two (value, count) entries; paths[0].match_num is always the minimum,
+    paths[1] is >= it but not necessarily the second minimum."""
+
+    __slots__ = ("paths",)
+
+    def __init__(self, paths: list[CriticalPath] | None = None) -> None:
+        self.paths = paths or [CriticalPath(), CriticalPath()]
+
+    def update(self, tp_val: str, num: int) -> None:
+        """criticalPaths.update, the same branches as upstream."""
+        p = self.paths
+        i = 0 if tp_val == p[0].topology_value else 1 if tp_val == p[1].topology_value else -1
+        if i >= 0:
+            p[i].match_num = num
+            if p[0].match_num > p[1].match_num:
+                p[0], p[1] = p[1], p[0]
+        elif num < p[0].match_num:
+            p[1] = p[0]
+            p[0] = CriticalPath(tp_val, num)
+        elif num < p[1].match_num:
+            p[1] = CriticalPath(tp_val, num)
+
+    def clone(self) -> "CriticalPaths":
+        return CriticalPaths([CriticalPath(x.topology_value, x.match_num) for x in self.paths])
+
+
+@dataclass(slots=True)
+class PreFilterState:
+    """preFilterState, written under "PreFilterPodTopologySpread"."""
+
+    constraints: list[Constraint] = field(default_factory=list)
+    # one entry per constraint (same index)
+    critical_paths: list[CriticalPaths] = field(default_factory=list)
+    # one entry per constraint; topology value -> number of matching pods in that domain
+    tp_value_to_match_num: list[dict[str, int]] = field(default_factory=list)
+
+    def min_match_num(self, i: int, min_domains: int) -> int:
+        """minMatchNum: the global minimum, 0 when fewer domains than minDomains."""
+        if len(self.tp_value_to_match_num[i]) < min_domains:
+            return 0
+        return self.critical_paths[i].paths[0].match_num
+
+    def clone(self) -> "PreFilterState":
+        """Clone: constraints shared, counts and paths copied."""
+        return PreFilterState(self.constraints, [p.clone() for p in self.critical_paths],
+                              [dict(m) for m in self.tp_value_to_match_num])
+
+
+def node_topology_counts(pod: Pod, node_info: NodeInfo, constraints: Sequence[Constraint],
+                         required: RequiredNodeAffinity) -> list[tuple[int, str, int]]:
+    """processNode: (constraint index, topology value, matching pods) for one node."""
+    node = node_info.node
+    if node is None or not node_labels_match_spread_constraints(node.labels, constraints):
+        return []
+    out = []
+    for i, c in enumerate(constraints):
+        if not c.match_node_inclusion_policies(pod, node, required):
+            continue
+        count = count_pods_match_selector(node_info.pods, c.selector, pod.namespace)
+        out.append((i, node.labels[c.topology_key], count))
+    return out
+
+
+def cal_pre_filter_state(pod: Pod, constraints: list[Constraint],
+                         all_nodes: Sequence[NodeInfo]) -> PreFilterState:
+    """calPreFilterState: per-domain matching counts over eligible nodes and critical paths."""
+    s = PreFilterState(constraints, [], [{} for _ in constraints])
+    if not constraints:
+        return s
+    required = RequiredNodeAffinity.from_pod(pod)
+    for ni in all_nodes:
+        for i, value, count in node_topology_counts(pod, ni, constraints, required):
+            m = s.tp_value_to_match_num[i]
+            m[value] = m.get(value, 0) + count
+    for m in s.tp_value_to_match_num:
+        paths = CriticalPaths()
+        for value, num in m.items():
+            paths.update(value, num)
+        s.critical_paths.append(paths)
+    return s
+
+
+def update_with_pod(s: PreFilterState, updated_pod: Pod, preemptor: Pod, node: Node | None,
+                    delta: int) -> None:
+    """updateWithPod: AddPod/RemovePod, used when preemption adds or removes a pod."""
+    if updated_pod.namespace != preemptor.namespace or node is None:
+        return
+    if not node_labels_match_spread_constraints(node.labels, s.constraints):
+        return
+    required = RequiredNodeAffinity.from_pod(preemptor)
+    for i, c in enumerate(s.constraints):
+        if not c.selector.matches(updated_pod.labels):
+            continue
+        if not c.match_node_inclusion_policies(preemptor, node, required):
+            continue
+        v = node.labels[c.topology_key]
+        m = s.tp_value_to_match_num[i]
+        m[v] = m.get(v, 0) + delta
+        s.critical_paths[i].update(v, m[v])
+
+
+def self_match_num(c: Constraint, pod: Pod) -> int:
+    """1 when the incoming pod matches the constraint's own selector, else 0."""
+    return 1 if c.selector.matches(pod.labels) else 0
+
+
+def filter_node(s: PreFilterState, pod: Pod, node: Node) -> Status:
+    """Filter: constraints in order; a missing key is UnschedulableAndUnresolvable, a skew
+    matchNum + selfMatchNum - minMatchNum > maxSkew is Unschedulable."""
+    for i, c in enumerate(s.constraints):
+        tp_val = node.labels.get(c.topology_key)
+        if tp_val is None:
+            return new_status(Code.UnschedulableAndUnresolvable, ERR_REASON_NODE_LABEL_NOT_MATCH)
+        min_match_num = s.min_match_num(i, c.min_domains)
+        match_num = s.tp_value_to_match_num[i].get(tp_val, 0)
+        if match_num + self_match_num(c, pod) - min_match_num > c.max_skew:
+            return new_status(Code.Unschedulable, ERR_REASON_CONSTRAINTS_NOT_MATCH)
+    return SUCCESS
