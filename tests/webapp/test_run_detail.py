@@ -1,0 +1,53 @@
+from webapp.scenarios.models import Run
+
+from .base import BaseTestCase
+
+RESULT = {
+    "pods": [
+        {"pod": "default/web-1", "outcome": "Scheduled", "node": "node-a"},
+        {"pod": "default/web-2", "outcome": "Unschedulable", "node": None, "nominatedNode": None,
+         "message": "0/1 nodes are available: 1 Insufficient cpu."},
+    ],
+    "evicted": ["default/old"],
+}
+
+
+class RunDetailTestCase(BaseTestCase):
+    def make_run(self, **kwargs):
+        return Run.objects.create(scenario=self.scenario, revision=self.scenario.head(), **kwargs)
+
+    def test_it_polls_while_the_run_is_queued(self):
+        run = self.make_run()
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{run.pk}/")
+        self.assertTemplateUsed(r, "front/run_detail.html")
+        self.assertContains(r, 'hx-trigger="every 1s"')
+
+    def test_it_returns_only_the_fragment_for_htmx(self):
+        run = self.make_run(status="running")
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{run.pk}/", headers={"HX-Request": "true"})
+        self.assertTemplateUsed(r, "front/_run_result.html")
+        self.assertNotContains(r, "<html")
+        self.assertContains(r, "hx-trigger")
+
+    def test_it_stops_polling_and_shows_the_result_once_finished(self):
+        run = self.make_run(status="succeeded", result=RESULT)
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{run.pk}/", headers={"HX-Request": "true"})
+        # No hx-trigger: htmx stops polling.
+        self.assertNotContains(r, "hx-trigger")
+        self.assertContains(r, "default/web-2")
+        self.assertContains(r, "0/1 nodes are available: 1 Insufficient cpu.")
+        self.assertContains(r, "default/old")  # evicted
+        self.assertContains(r, "1 Unschedulable")
+
+    def test_it_shows_a_failed_runs_error(self):
+        run = self.make_run(status="failed", error="scenario.yaml: Pod default/p: spec.x: bad")
+        self.client.force_login(self.viewer)
+        self.assertContains(self.client.get(f"/runs/{run.pk}/"), "scenario.yaml: Pod default/p: spec.x: bad")
+
+    def test_it_is_404_for_non_members(self):
+        run = self.make_run()
+        self.client.force_login(self.outsider)
+        self.assertEqual(self.client.get(f"/runs/{run.pk}/").status_code, 404)

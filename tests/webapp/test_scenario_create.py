@@ -1,0 +1,40 @@
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from webapp.scenarios.models import Scenario
+
+from .base import BAD_SKEW, SMALL, BaseTestCase
+
+
+class ScenarioCreateTestCase(BaseTestCase):
+    def test_it_creates_a_scenario_from_pasted_yaml(self):
+        self.client.force_login(self.editor)
+        r = self.client.post("/scenarios/new/", {"team": self.team.pk, "name": "Pasted", "manifests": SMALL})
+        scenario = Scenario.objects.get(name="Pasted")
+        self.assertRedirects(r, f"/scenarios/{scenario.pk}/")
+        self.assertEqual(scenario.head().manifests, SMALL)
+        self.assertEqual(scenario.head().author, self.editor)
+
+    def test_it_creates_a_scenario_from_an_uploaded_file(self):
+        self.client.force_login(self.editor)
+        upload = SimpleUploadedFile("cluster.yaml", SMALL.encode(), content_type="application/yaml")
+        self.client.post("/scenarios/new/", {"team": self.team.pk, "name": "Uploaded", "upload": upload})
+        self.assertEqual(Scenario.objects.get(name="Uploaded").head().manifests, SMALL)
+
+    def test_it_shows_yaml_errors_on_the_field(self):
+        self.client.force_login(self.editor)
+        r = self.client.post("/scenarios/new/", {"team": self.team.pk, "name": "Bad", "manifests": "a: [b"})
+        self.assertEqual(r.status_code, 200)
+        self.assertContains(r, "scenario.yaml:")
+        self.assertFalse(Scenario.objects.filter(name="Bad").exists())
+
+    def test_it_shows_the_engines_object_and_field(self):
+        self.client.force_login(self.editor)
+        r = self.client.post("/scenarios/new/", {"team": self.team.pk, "name": "Bad", "manifests": BAD_SKEW})
+        self.assertContains(r, "spec.topologySpreadConstraints[0].maxSkew")
+        self.assertFalse(Scenario.objects.filter(name="Bad").exists())
+
+    def test_it_offers_only_teams_where_i_can_edit(self):
+        self.client.force_login(self.viewer)
+        r = self.client.post("/scenarios/new/", {"team": self.team.pk, "name": "Nope", "manifests": SMALL})
+        self.assertContains(r, "not an editor in any team")
+        self.assertFalse(Scenario.objects.filter(name="Nope").exists())
