@@ -1,0 +1,150 @@
+"""Typed reads of manifest values, raising ScenarioError with a JSON path.
+
+The apiserver decodes a manifest into Go structs before anything else; a value of the
+wrong JSON type fails there. ``Decoder`` plays that part for ``scenario.py``: each
+reader checks one value's type and names the field (``spec.containers[0].name``) and
+the object (``Pod default/p``) when it is wrong. ``None`` (YAML ``null``) reads as unset.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from fractions import Fraction
+from typing import Any, Callable, Mapping
+
+from ..errors import ScenarioError
+from ..validation import field as vfield
+from . import quantity
+
+
+class Decoder:
+    """Reads fields of one object (``label`` like ``Pod default/p``) of one file."""
+
+    def __init__(self, file: str, label: str) -> None:
+        self.file = file
+        self.label = label
+
+    def fail(self, path: str, detail: str) -> ScenarioError:
+        return ScenarioError(self.file, self.label, path, detail)
+
+    def fail_field(self, err: vfield.FieldError) -> ScenarioError:
+        """A ScenarioError from an apiserver-style field error (upstream wording)."""
+        return ScenarioError(self.file, self.label, err.field, err.error_body())
+
+    # --- scalars ------------------------------------------------------------------
+    def obj(self, v: Any, path: str) -> Mapping[str, Any]:
+        if v is None:
+            return {}
+        if not isinstance(v, dict):
+            raise self.fail(path, f"must be an object, not {_kind(v)}")
+        return v
+
+    def list(self, v: Any, path: str) -> list:
+        if v is None:
+            return []
+        if not isinstance(v, list):
+            raise self.fail(path, f"must be a list, not {_kind(v)}")
+        return v
+
+    def str(self, v: Any, path: str, default: str = "") -> str:
+        if v is None:
+            return default
+        if not isinstance(v, str):
+            raise self.fail(path, f"must be a string, not {_kind(v)}")
+        return v
+
+    def int(self, v: Any, path: str, default: int | None = None) -> int | None:
+        if v is None:
+            return default
+        if isinstance(v, bool) or not isinstance(v, int):
+            if isinstance(v, float) and v.is_integer():
+                return int(v)
+            raise self.fail(path, f"must be an integer, not {_kind(v)}")
+        return v
+
+    def bool(self, v: Any, path: str, default: bool = False) -> bool:
+        if v is None:
+            return default
+        if not isinstance(v, bool):
+            raise self.fail(path, f"must be a boolean, not {_kind(v)}")
+        return v
+
+    def str_map(self, v: Any, path: str) -> dict[str, str]:
+        m = self.obj(v, path)
+        for k, val in m.items():
+            if not isinstance(k, str):
+                raise self.fail(path, f"keys must be strings, not {_kind(k)}")
+            if not isinstance(val, str):
+                raise self.fail(f"{path}.{k}", f"must be a string, not {_kind(val)}")
+        return dict(m)
+
+    def str_list(self, v: Any, path: str) -> tuple[str, ...]:
+        items = self.list(v, path)
+        return tuple(self.str(x, f"{path}[{i}]") for i, x in enumerate(items))
+
+    def enum(self, v: Any, path: str, allowed: tuple[str, ...], default: str | None = None
+             ) -> str | None:
+        """A string from ``allowed``; upstream NotSupported wording otherwise."""
+        if v is None:
+            return default
+        s = self.str(v, path)
+        if s not in allowed:
+            raise self.fail_field(vfield.not_supported(path, s, allowed))
+        return s
+
+    def time(self, v: Any, path: str) -> float:
+        """An RFC3339 timestamp as seconds since the epoch (0 when unset)."""
+        if v is None:
+            return 0.0
+        if isinstance(v, datetime):  # YAML may resolve unquoted timestamps itself
+            dt = v
+        else:
+            s = self.str(v, path)
+            try:
+                dt = datetime.fromisoformat(s.replace("Z", "+00:00").replace("z", "+00:00"))
+            except ValueError:
+                raise self.fail(path, f"{s!r} is not an RFC3339 timestamp") from None
+        if dt.tzinfo is None:
+            dt = dt.replace(tzinfo=timezone.utc)
+        return dt.timestamp()
+
+    def quantity(self, v: Any, path: str) -> Fraction:
+        try:
+            q = quantity.parse_quantity(v)
+        except quantity.QuantityError as e:
+            raise self.fail_field(vfield.invalid(path, v, str(e))) from None
+        return q
+
+    def resource_list(self, v: Any, path: str) -> dict[str, int]:
+        """A ResourceList in engine units; negative amounts are rejected as upstream
+        ValidateNonnegativeQuantity does."""
+        out: dict[str, int] = {}
+        for name, raw in self.obj(v, path).items():
+            name = self.str(name, path)
+            q = self.quantity(raw, f"{path}.{name}")
+            if q < 0:
+                raise self.fail_field(vfield.invalid(
+                    f"{path}.{name}", str(raw), "must be greater than or equal to 0"))
+            out[name] = quantity.to_units(name, q)
+        return out
+
+    def items(self, v: Any, path: str, read: Callable[[Any, str], Any]) -> tuple:
+        """Each element of a list read with ``read(value, path[i])``."""
+        return tuple(read(x, f"{path}[{i}]") for i, x in enumerate(self.list(v, path)))
+
+
+def _kind(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "a boolean"
+    if isinstance(v, int):
+        return "an integer"
+    if isinstance(v, float):
+        return "a number"
+    if isinstance(v, str):
+        return "a string"
+    if isinstance(v, list):
+        return "a list"
+    if isinstance(v, dict):
+        return "an object"
+    return type(v).__name__

@@ -1,0 +1,332 @@
+"""Manifest dicts -> the frozen API values of ``k8s/types.py``.
+
+Each ``read_*`` function takes a ``Decoder`` (which names the file and object in its
+errors) and the raw value with its JSON path. Validation follows the apiserver's where
+the scheduler depends on it (``pkg/apis/core/validation/validation.go`` v1.34):
+enum values, topology spread constraints, tolerations, quantities.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..validation import field as vf
+from . import types as t
+from .decode import Decoder
+from .defaults import DEFAULT_PROTOCOL, requests_with_limit_defaults
+from .resource import pod_requests
+
+LABEL_OPS = ("DoesNotExist", "Exists", "In", "NotIn")
+NODE_OPS = ("DoesNotExist", "Exists", "Gt", "In", "Lt", "NotIn")
+TAINT_EFFECTS = (t.NO_SCHEDULE, t.PREFER_NO_SCHEDULE, t.NO_EXECUTE)
+WHEN_UNSATISFIABLE = (t.DO_NOT_SCHEDULE, t.SCHEDULE_ANYWAY)
+INCLUSION_POLICIES = (t.HONOR, t.IGNORE)
+PREEMPTION_POLICIES = ("Never", t.PREEMPT_LOWER_PRIORITY)
+PROTOCOLS = ("SCTP", "TCP", "UDP")
+# validation.go isNotPositiveErrorMsg
+IS_NOT_POSITIVE = "must be greater than zero"
+
+
+# --- selectors -------------------------------------------------------------------------
+def read_label_selector(d: Decoder, v: Any, path: str) -> t.LabelSelector | None:
+    """metav1.LabelSelector; None when absent (selects nothing where that matters)."""
+    if v is None:
+        return None
+    m = d.obj(v, path)
+    exprs = d.items(m.get("matchExpressions"), f"{path}.matchExpressions",
+                    lambda x, p: _label_requirement(d, x, p))
+    return t.LabelSelector(d.str_map(m.get("matchLabels"), f"{path}.matchLabels"), exprs)
+
+
+def _label_requirement(d: Decoder, v: Any, path: str) -> t.LabelSelectorRequirement:
+    m = d.obj(v, path)
+    return t.LabelSelectorRequirement(
+        d.str(m.get("key"), f"{path}.key"),
+        d.enum(m.get("operator"), f"{path}.operator", LABEL_OPS, ""),
+        d.str_list(m.get("values"), f"{path}.values"))
+
+
+def _node_requirement(d: Decoder, v: Any, path: str) -> t.NodeSelectorRequirement:
+    m = d.obj(v, path)
+    return t.NodeSelectorRequirement(
+        d.str(m.get("key"), f"{path}.key"),
+        d.enum(m.get("operator"), f"{path}.operator", NODE_OPS, ""),
+        d.str_list(m.get("values"), f"{path}.values"))
+
+
+def read_node_selector_term(d: Decoder, v: Any, path: str) -> t.NodeSelectorTerm:
+    m = d.obj(v, path)
+    return t.NodeSelectorTerm(
+        d.items(m.get("matchExpressions"), f"{path}.matchExpressions",
+                lambda x, p: _node_requirement(d, x, p)),
+        d.items(m.get("matchFields"), f"{path}.matchFields",
+                lambda x, p: _node_requirement(d, x, p)))
+
+
+def read_node_affinity(d: Decoder, v: Any, path: str) -> t.NodeAffinity | None:
+    if v is None:
+        return None
+    m = d.obj(v, path)
+    req_path = f"{path}.requiredDuringSchedulingIgnoredDuringExecution"
+    required = None
+    if m.get("requiredDuringSchedulingIgnoredDuringExecution") is not None:
+        r = d.obj(m["requiredDuringSchedulingIgnoredDuringExecution"], req_path)
+        required = t.NodeSelector(d.items(
+            r.get("nodeSelectorTerms"), f"{req_path}.nodeSelectorTerms",
+            lambda x, p: read_node_selector_term(d, x, p)))
+    pref_path = f"{path}.preferredDuringSchedulingIgnoredDuringExecution"
+    preferred = d.items(m.get("preferredDuringSchedulingIgnoredDuringExecution"), pref_path,
+                        lambda x, p: _preferred_term(d, x, p))
+    return t.NodeAffinity(required, preferred)
+
+
+def _preferred_term(d: Decoder, v: Any, path: str) -> t.PreferredSchedulingTerm:
+    m = d.obj(v, path)
+    return t.PreferredSchedulingTerm(d.int(m.get("weight"), f"{path}.weight", 0),
+                                     read_node_selector_term(d, m.get("preference"),
+                                                             f"{path}.preference"))
+
+
+def _pod_affinity_term(d: Decoder, v: Any, path: str) -> t.PodAffinityTerm:
+    m = d.obj(v, path)
+    return t.PodAffinityTerm(
+        topology_key=d.str(m.get("topologyKey"), f"{path}.topologyKey"),
+        label_selector=read_label_selector(d, m.get("labelSelector"), f"{path}.labelSelector"),
+        namespaces=d.str_list(m.get("namespaces"), f"{path}.namespaces"),
+        namespace_selector=read_label_selector(d, m.get("namespaceSelector"),
+                                               f"{path}.namespaceSelector"),
+        match_label_keys=d.str_list(m.get("matchLabelKeys"), f"{path}.matchLabelKeys"),
+        mismatch_label_keys=d.str_list(m.get("mismatchLabelKeys"), f"{path}.mismatchLabelKeys"))
+
+
+def _weighted_pod_term(d: Decoder, v: Any, path: str) -> t.WeightedPodAffinityTerm:
+    m = d.obj(v, path)
+    return t.WeightedPodAffinityTerm(
+        d.int(m.get("weight"), f"{path}.weight", 0),
+        _pod_affinity_term(d, m.get("podAffinityTerm"), f"{path}.podAffinityTerm"))
+
+
+def _pod_affinity(d: Decoder, v: Any, path: str) -> t.PodAffinity | None:
+    if v is None:
+        return None
+    m = d.obj(v, path)
+    return t.PodAffinity(
+        d.items(m.get("requiredDuringSchedulingIgnoredDuringExecution"),
+                f"{path}.requiredDuringSchedulingIgnoredDuringExecution",
+                lambda x, p: _pod_affinity_term(d, x, p)),
+        d.items(m.get("preferredDuringSchedulingIgnoredDuringExecution"),
+                f"{path}.preferredDuringSchedulingIgnoredDuringExecution",
+                lambda x, p: _weighted_pod_term(d, x, p)))
+
+
+def read_affinity(d: Decoder, v: Any, path: str) -> t.Affinity | None:
+    if v is None:
+        return None
+    m = d.obj(v, path)
+    return t.Affinity(read_node_affinity(d, m.get("nodeAffinity"), f"{path}.nodeAffinity"),
+                      _pod_affinity(d, m.get("podAffinity"), f"{path}.podAffinity"),
+                      _pod_affinity(d, m.get("podAntiAffinity"), f"{path}.podAntiAffinity"))
+
+
+# --- taints and tolerations ----------------------------------------------------------
+def read_taint(d: Decoder, v: Any, path: str) -> t.Taint:
+    m = d.obj(v, path)
+    key = d.str(m.get("key"), f"{path}.key")
+    if not key:
+        raise d.fail_field(vf.required(f"{path}.key", ""))
+    if m.get("effect") is None:
+        raise d.fail_field(vf.required(f"{path}.effect", ""))
+    return t.Taint(key, d.str(m.get("value"), f"{path}.value"),
+                   d.enum(m.get("effect"), f"{path}.effect", TAINT_EFFECTS))
+
+
+def read_toleration(d: Decoder, v: Any, path: str) -> t.Toleration:
+    """v1.Toleration, checked as validation.go validateTolerations does."""
+    m = d.obj(v, path)
+    key = d.str(m.get("key"), f"{path}.key")
+    op = d.str(m.get("operator"), f"{path}.operator") or "Equal"
+    value = d.str(m.get("value"), f"{path}.value")
+    if op not in ("Equal", "Exists"):
+        raise d.fail_field(vf.not_supported(f"{path}.operator", op, ("Equal", "Exists")))
+    if not key and op != "Exists":
+        raise d.fail_field(vf.invalid(
+            f"{path}.operator", op,
+            'operator must be Exists when `key` is empty, which means "match all values and all keys"'))
+    if op == "Exists" and value:
+        raise d.fail_field(vf.invalid(f"{path}.operator", value,
+                                      "value must be empty when `operator` is 'Exists'"))
+    effect = d.enum(m.get("effect"), f"{path}.effect", TAINT_EFFECTS + ("",), "")
+    return t.Toleration(key, op, value, effect,
+                        d.int(m.get("tolerationSeconds"), f"{path}.tolerationSeconds"))
+
+
+# --- topology spread -----------------------------------------------------------------
+def read_spread_constraints(d: Decoder, v: Any, path: str
+                            ) -> tuple[t.TopologySpreadConstraint, ...]:
+    """spec.topologySpreadConstraints, validated as validateTopologySpreadConstraints."""
+    cs = d.items(v, path, lambda x, p: _spread_constraint(d, x, p))
+    for i, c in enumerate(cs):
+        for other in cs[i + 1:]:
+            if (c.topology_key, c.when_unsatisfiable) == (other.topology_key,
+                                                          other.when_unsatisfiable):
+                raise d.fail_field(vf.duplicate(
+                    f"{path}[{i}].{{topologyKey, whenUnsatisfiable}}",
+                    f"{{{c.topology_key}, {c.when_unsatisfiable}}}"))
+    return cs
+
+
+def _spread_constraint(d: Decoder, v: Any, path: str) -> t.TopologySpreadConstraint:
+    m = d.obj(v, path)
+    max_skew = d.int(m.get("maxSkew"), f"{path}.maxSkew", 0)
+    if max_skew <= 0:
+        raise d.fail_field(vf.invalid(f"{path}.maxSkew", max_skew, IS_NOT_POSITIVE))
+    key = d.str(m.get("topologyKey"), f"{path}.topologyKey")
+    if not key:
+        raise d.fail_field(vf.required(f"{path}.topologyKey", "can not be empty"))
+    when = d.str(m.get("whenUnsatisfiable"), f"{path}.whenUnsatisfiable")
+    if when not in WHEN_UNSATISFIABLE:
+        raise d.fail_field(vf.not_supported(f"{path}.whenUnsatisfiable", when,
+                                            WHEN_UNSATISFIABLE))
+    min_domains = d.int(m.get("minDomains"), f"{path}.minDomains")
+    _check_min_domains(d, f"{path}.minDomains", min_domains, when)
+    selector = read_label_selector(d, m.get("labelSelector"), f"{path}.labelSelector")
+    keys = d.str_list(m.get("matchLabelKeys"), f"{path}.matchLabelKeys")
+    _check_match_label_keys(d, f"{path}.matchLabelKeys", keys, selector)
+    return t.TopologySpreadConstraint(
+        max_skew=max_skew, topology_key=key, when_unsatisfiable=when,
+        label_selector=selector, min_domains=min_domains,
+        node_affinity_policy=d.enum(m.get("nodeAffinityPolicy"), f"{path}.nodeAffinityPolicy",
+                                    INCLUSION_POLICIES),
+        node_taints_policy=d.enum(m.get("nodeTaintsPolicy"), f"{path}.nodeTaintsPolicy",
+                                  INCLUSION_POLICIES),
+        match_label_keys=keys)
+
+
+def _check_min_domains(d: Decoder, path: str, min_domains: int | None, when: str) -> None:
+    if min_domains is None:
+        return
+    if min_domains <= 0:
+        raise d.fail_field(vf.invalid(path, min_domains, IS_NOT_POSITIVE))
+    if when != t.DO_NOT_SCHEDULE:
+        raise d.fail_field(vf.invalid(
+            path, min_domains,
+            f"can only use minDomains if whenUnsatisfiable={t.DO_NOT_SCHEDULE}, not {when}"))
+
+
+def _check_match_label_keys(d: Decoder, path: str, keys: tuple[str, ...],
+                            selector: t.LabelSelector | None) -> None:
+    if not keys:
+        return
+    in_selector = set()
+    if selector is not None:
+        in_selector = set(selector.match_labels) | {e.key for e in selector.match_expressions}
+    for i, k in enumerate(keys):
+        if k in in_selector:
+            raise d.fail_field(vf.invalid(f"{path}[{i}]", k,
+                                          "exists in both matchLabelKeys and labelSelector"))
+
+
+# --- containers ----------------------------------------------------------------------
+def read_container(d: Decoder, v: Any, path: str) -> t.Container:
+    m = d.obj(v, path)
+    res = d.obj(m.get("resources"), f"{path}.resources")
+    requests = d.resource_list(res.get("requests"), f"{path}.resources.requests")
+    limits = d.resource_list(res.get("limits"), f"{path}.resources.limits")
+    return t.Container(
+        name=d.str(m.get("name"), f"{path}.name"),
+        image=d.str(m.get("image"), f"{path}.image"),
+        requests=requests_with_limit_defaults(requests, limits),
+        limits=limits,
+        ports=d.items(m.get("ports"), f"{path}.ports", lambda x, p: _port(d, x, p)),
+        restart_policy=d.str(m.get("restartPolicy"), f"{path}.restartPolicy") or None)
+
+
+def _port(d: Decoder, v: Any, path: str) -> t.ContainerPort:
+    m = d.obj(v, path)
+    host_port = d.int(m.get("hostPort"), f"{path}.hostPort", 0)
+    if not 0 <= host_port <= 65535:
+        raise d.fail_field(vf.invalid(f"{path}.hostPort", host_port,
+                                      "must be between 1 and 65535, inclusive"))
+    return t.ContainerPort(
+        container_port=d.int(m.get("containerPort"), f"{path}.containerPort", 0),
+        host_port=host_port,
+        protocol=d.enum(m.get("protocol"), f"{path}.protocol", PROTOCOLS, DEFAULT_PROTOCOL),
+        host_ip=d.str(m.get("hostIP"), f"{path}.hostIP"))
+
+
+def read_owner_ref(d: Decoder, v: Any, path: str) -> t.OwnerReference:
+    m = d.obj(v, path)
+    return t.OwnerReference(d.str(m.get("apiVersion"), f"{path}.apiVersion"),
+                            d.str(m.get("kind"), f"{path}.kind"),
+                            d.str(m.get("name"), f"{path}.name"),
+                            d.str(m.get("uid"), f"{path}.uid"),
+                            d.bool(m.get("controller"), f"{path}.controller"))
+
+
+def read_pod_spec(d: Decoder, spec: Any, path: str) -> dict:
+    """The scheduling-relevant fields of a PodSpec as Pod constructor keywords
+    (priority left for the caller to resolve)."""
+    s = d.obj(spec, path)
+    containers = d.items(s.get("containers"), f"{path}.containers",
+                         lambda x, p: read_container(d, x, p))
+    inits = d.items(s.get("initContainers"), f"{path}.initContainers",
+                    lambda x, p: read_container(d, x, p))
+    overhead = d.resource_list(s.get("overhead"), f"{path}.overhead")
+    gates = d.items(s.get("schedulingGates"), f"{path}.schedulingGates",
+                    lambda x, p: d.str(d.obj(x, p).get("name"), f"{p}.name"))
+    return dict(
+        node_name=d.str(s.get("nodeName"), f"{path}.nodeName"),
+        scheduler_name=d.str(s.get("schedulerName"), f"{path}.schedulerName")
+        or t.DEFAULT_SCHEDULER_NAME,
+        priority=d.int(s.get("priority"), f"{path}.priority"),
+        priority_class_name=d.str(s.get("priorityClassName"), f"{path}.priorityClassName"),
+        preemption_policy=d.enum(s.get("preemptionPolicy"), f"{path}.preemptionPolicy",
+                                 PREEMPTION_POLICIES),
+        node_selector=d.str_map(s.get("nodeSelector"), f"{path}.nodeSelector"),
+        affinity=read_affinity(d, s.get("affinity"), f"{path}.affinity"),
+        tolerations=d.items(s.get("tolerations"), f"{path}.tolerations",
+                            lambda x, p: read_toleration(d, x, p)),
+        topology_spread_constraints=read_spread_constraints(
+            d, s.get("topologySpreadConstraints"), f"{path}.topologySpreadConstraints"),
+        scheduling_gates=gates,
+        containers=containers,
+        init_containers=inits,
+        overhead=overhead,
+        requests=pod_requests(containers, inits, overhead),
+    )
+
+
+def read_pod_meta(d: Decoder, meta: Any, path: str) -> dict:
+    m = d.obj(meta, path)
+    return dict(
+        uid=d.str(m.get("uid"), f"{path}.uid"),
+        labels=d.str_map(m.get("labels"), f"{path}.labels"),
+        annotations=d.str_map(m.get("annotations"), f"{path}.annotations"),
+        owner_references=d.items(m.get("ownerReferences"), f"{path}.ownerReferences",
+                                 lambda x, p: read_owner_ref(d, x, p)),
+        creation_timestamp=d.time(m.get("creationTimestamp"), f"{path}.creationTimestamp"),
+        deletion_timestamp=(None if m.get("deletionTimestamp") is None else
+                            str(m.get("deletionTimestamp"))),
+    )
+
+
+# --- nodes -----------------------------------------------------------------------------
+def read_node_fields(d: Decoder, doc: dict) -> dict:
+    """Node constructor keywords (name excluded)."""
+    meta = d.obj(doc.get("metadata"), "metadata")
+    spec = d.obj(doc.get("spec"), "spec")
+    status = d.obj(doc.get("status"), "status")
+    alloc_key = "allocatable" if status.get("allocatable") is not None else "capacity"
+    images = d.items(status.get("images"), "status.images", lambda x, p: _image(d, x, p))
+    return dict(
+        labels=d.str_map(meta.get("labels"), "metadata.labels"),
+        annotations=d.str_map(meta.get("annotations"), "metadata.annotations"),
+        taints=d.items(spec.get("taints"), "spec.taints", lambda x, p: read_taint(d, x, p)),
+        unschedulable=d.bool(spec.get("unschedulable"), "spec.unschedulable"),
+        allocatable=d.resource_list(status.get(alloc_key), f"status.{alloc_key}"),
+        images=images)
+
+
+def _image(d: Decoder, v: Any, path: str) -> t.ContainerImage:
+    m = d.obj(v, path)
+    return t.ContainerImage(d.str_list(m.get("names"), f"{path}.names"),
+                            d.int(m.get("sizeBytes"), f"{path}.sizeBytes", 0))

@@ -1,0 +1,99 @@
+"""Text -> manifest documents: YAML (multi-document) or JSON, Lists flattened.
+
+Uses PyYAML's C loader when available. Refuses alias bombs ("billion laughs") by
+measuring each document's expanded size before anything walks it, in the spirit of
+go-yaml's "document contains excessive aliasing" guard that kubectl relies on.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator
+
+import yaml
+
+from .errors import ScenarioError
+
+try:
+    _LOADER = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML without libyaml
+    _LOADER = yaml.SafeLoader
+
+# Expanded size (scalars + collections, aliases counted each time they are used) above
+# which a document counts as an alias bomb, unless it is small relative to its real size.
+MAX_EXPANDED_NODES = 2_000_000
+MAX_ALIAS_RATIO = 10
+ERR_EXCESSIVE_ALIASING = "document contains excessive aliasing"
+
+
+def read_documents(text: str, filename: str) -> Iterator[dict]:
+    """Each Kubernetes object in the text, ``List`` items flattened, in file order."""
+    for doc in _parse(text, filename):
+        if doc is None:
+            continue
+        yield from _flatten(doc, filename)
+
+
+def _parse(text: str, filename: str) -> list[Any]:
+    stripped = text.lstrip()
+    if filename.endswith(".json") or stripped.startswith("{"):
+        try:
+            return [json.loads(text)]
+        except json.JSONDecodeError as e:
+            if filename.endswith(".json"):
+                raise ScenarioError(filename, "", "", f"invalid JSON: {e.msg} (line {e.lineno}, "
+                                    f"column {e.colno})") from None
+    try:
+        docs = list(yaml.load_all(text, Loader=_LOADER))
+    except yaml.YAMLError as e:
+        raise ScenarioError(filename, "", "", _yaml_message(e)) from None
+    for doc in docs:
+        _check_aliasing(doc, filename)
+    return docs
+
+
+def _yaml_message(e: yaml.YAMLError) -> str:
+    mark = getattr(e, "problem_mark", None)
+    problem = getattr(e, "problem", None) or "invalid YAML"
+    where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+    return f"invalid YAML: {problem}{where}"
+
+
+def _check_aliasing(doc: Any, filename: str) -> None:
+    """Count the expanded size with memoization by identity (linear in real size)."""
+    sizes: dict[int, int] = {}
+    unique = 0
+    stack: list[tuple[Any, bool]] = [(doc, False)]
+    while stack:
+        node, done = stack.pop()
+        if not isinstance(node, (dict, list)):
+            continue
+        nid = id(node)
+        children = list(node.values()) if isinstance(node, dict) else node
+        if not done:
+            if nid in sizes:
+                continue
+            stack.append((node, True))
+            stack.extend((c, False) for c in children if isinstance(c, (dict, list)))
+            continue
+        if nid in sizes:
+            continue
+        unique += 1 + len(children)
+        sizes[nid] = 1 + sum(sizes.get(id(c), 0) if isinstance(c, (dict, list)) else 1
+                             for c in children)
+        if sizes[nid] > MAX_EXPANDED_NODES and sizes[nid] > MAX_ALIAS_RATIO * unique:
+            raise ScenarioError(filename, "", "", f"invalid YAML: {ERR_EXCESSIVE_ALIASING}")
+
+
+def _flatten(doc: Any, filename: str) -> Iterator[dict]:
+    if not isinstance(doc, dict):
+        raise ScenarioError(filename, "", "", "each document must be a Kubernetes object "
+                            f"(a mapping), not {type(doc).__name__}")
+    kind = doc.get("kind")
+    if isinstance(kind, str) and kind.endswith("List") and "items" in doc:
+        items = doc.get("items") or []
+        if not isinstance(items, list):
+            raise ScenarioError(filename, kind, "items", "must be a list")
+        for item in items:
+            yield from _flatten(item, filename)
+        return
+    yield doc

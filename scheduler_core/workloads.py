@@ -1,0 +1,69 @@
+"""Workload expansion: "scale to N" as a what-if.
+
+When a ReplicaSet, StatefulSet or ReplicationController asks for more replicas than
+the scenario has pods owned by it (ownerReferences kind + name), the missing pods are
+created from its template as pending pods, the way its controller would create them
+(pkg/controller/replicaset, statefulset: names ``<name>-<ordinal>`` for StatefulSets,
+``<name>-<5 random chars>`` otherwise; here the chars are derived from a hash so runs
+repeat). They come right after the workload in file order.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+
+from .k8s import types as t
+
+# k8s.io/apimachinery/pkg/util/rand alphanums: no vowels, no confusable digits.
+_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"
+
+
+def suffix(name: str, index: int) -> str:
+    """Five deterministic lowercase chars for the index-th generated pod of ``name``."""
+    digest = hashlib.sha256(f"{name}/{index}".encode()).digest()
+    return "".join(_ALPHANUMS[b % len(_ALPHANUMS)] for b in digest[:5])
+
+
+def _owned(pod: t.Pod, w: t.Workload) -> bool:
+    return pod.namespace == w.namespace and any(
+        r.kind == w.kind and r.name == w.name for r in pod.owner_references)
+
+
+def _missing_pods(w: t.Workload, ts: float, pods: list[t.Pod]) -> list[t.Pod]:
+    owned = [p for p in pods if _owned(p, w)]
+    missing = (w.replicas or 0) - len(owned)
+    if w.template is None or missing <= 0:
+        return []
+    taken = {p.name for p in pods if p.namespace == w.namespace}
+    ref = t.OwnerReference("apps/v1" if w.kind != "ReplicationController" else "v1",
+                           w.kind, w.name, w.uid, True)
+    out: list[t.Pod] = []
+    for name in _names(w, taken, missing):
+        out.append(replace(w.template, name=name, namespace=w.namespace, uid=f"generated-{name}",
+                           owner_references=(ref,), creation_timestamp=ts, node_name="",
+                           nominated_node_name="", phase="Pending"))
+    return out
+
+
+def _names(w: t.Workload, taken: set[str], count: int) -> list[str]:
+    names: list[str] = []
+    i = 0
+    while len(names) < count:
+        name = f"{w.name}-{i}" if w.kind == "StatefulSet" else f"{w.name}-{suffix(w.name, i)}"
+        if name not in taken:
+            names.append(name)
+            taken.add(name)
+        i += 1
+    return names
+
+
+def expand_workloads(pods: list[tuple[int, t.Pod]],
+                     workloads: list[tuple[int, t.Workload, float]]) -> list[t.Pod]:
+    """All pods in file order, generated pods placed right after their workload."""
+    existing = [p for _, p in pods]
+    keyed: list[tuple[int, int, t.Pod]] = [(o, 0, p) for o, p in pods]
+    for order, w, ts in workloads:
+        for k, p in enumerate(_missing_pods(w, ts, existing), start=1):
+            keyed.append((order, k, p))
+    keyed.sort(key=lambda x: (x[0], x[1]))
+    return [p for _, _, p in keyed]
