@@ -1,0 +1,210 @@
+"""Preemption candidates: victim importance, PodDisruptionBudgets and the choice of node.
+
+Mirrors kube-scheduler v1.34 ``pkg/scheduler/util/utils.go`` (MoreImportantPod,
+GetPodStartTime, GetEarliestPodStartTime), ``pkg/scheduler/framework/preemption/
+preemption.go`` (Candidate, pickOneNodeForPreemption) and, for PDBs without a status,
+``pkg/controller/disruption/disruption.go`` (getExpectedPodCount, updatePdbStatus).
+
+Pods carry no ``status.startTime`` here: a pod's start time is its creationTimestamp, and
+a pod without one counts as started "now" (the latest possible time), as GetPodStartTime
+does for a pod without a start time.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
+
+from ...framework.types import PodInfo
+from ...k8s import labels as klabels
+from ...k8s.types import Pod, PodDisruptionBudget
+
+# pickOneNodeForPreemption criteria, in order (preemption.go); names used in explanations.
+CRITERION_PDB_VIOLATIONS = "fewest PDB violations"
+CRITERION_HIGHEST_PRIORITY = "lowest highest-priority victim"
+CRITERION_SUM_PRIORITIES = "smallest sum of victim priorities"
+CRITERION_NUM_VICTIMS = "fewest victims"
+CRITERION_START_TIME = "latest start time of the highest-priority victims"
+CRITERION_FIRST = "first candidate in evaluation order"
+CRITERION_ONLY = "only candidate"
+
+_MAX_INT32_PLUS_1 = 2 ** 31
+
+
+def pod_start_time(pod: Pod) -> float:
+    """util.GetPodStartTime: creationTimestamp here; absent (0) counts as now (+inf)."""
+    return pod.creation_timestamp if pod.creation_timestamp else math.inf
+
+
+def importance_key(pod: Pod) -> tuple[int, float]:
+    """Sort key equivalent to util.MoreImportantPod: higher priority, then earlier start."""
+    return (-pod.priority, pod_start_time(pod))
+
+
+def more_important_pod(p1: Pod, p2: Pod) -> bool:
+    """util.MoreImportantPod: p1 has higher priority, or equal priority and started earlier."""
+    if p1.priority != p2.priority:
+        return p1.priority > p2.priority
+    return pod_start_time(p1) < pod_start_time(p2)
+
+
+def earliest_pod_start_time(victims: Sequence[Pod]) -> float | None:
+    """util.GetEarliestPodStartTime: earliest start among the highest-priority victims."""
+    if not victims:
+        return None
+    max_priority = max(p.priority for p in victims)
+    return min(pod_start_time(p) for p in victims if p.priority == max_priority)
+
+
+# --- PodDisruptionBudgets -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PDB:
+    """A PodDisruptionBudget with its selector compiled and its disruptionsAllowed known."""
+
+    name: str
+    namespace: str
+    selector: klabels.Selector
+    disruptions_allowed: int
+    computed: bool = False  # True when derived from the spec (the manifest had no status)
+
+    @property
+    def key(self) -> str:
+        return f"{self.namespace}/{self.name}"
+
+
+def _scaled_value(v: int | str, total: int) -> int:
+    """intstr.GetScaledValueFromIntOrPercent with roundUp: "N%" of total, rounded up."""
+    if isinstance(v, str):
+        s = v.strip()
+        if s.endswith("%"):
+            return math.ceil(int(s[:-1]) * total / 100)
+        return int(s)
+    return int(v)
+
+
+def computed_disruptions_allowed(pdb: PodDisruptionBudget, healthy: int) -> int:
+    """disruption.go updatePdbStatus: currentHealthy - desiredHealthy, never below 0.
+
+    The expected pod count is the number of bound pods the budget selects (the simulation
+    has no controller scale to read), which is also the number of healthy pods.
+    """
+    expected = healthy
+    if pdb.max_unavailable is not None:
+        desired = max(0, expected - _scaled_value(pdb.max_unavailable, expected))
+    elif pdb.min_available is not None:
+        desired = _scaled_value(pdb.min_available, expected)
+    else:
+        expected, desired = 0, 0
+    allowed = healthy - desired
+    return 0 if expected <= 0 or allowed <= 0 else allowed
+
+
+def build_pdbs(pdbs: Iterable[PodDisruptionBudget], bound_pods: Sequence[Pod]) -> list[PDB]:
+    """getPodDisruptionBudgets, with status.disruptionsAllowed derived when it is absent."""
+    out = []
+    for pdb in pdbs:
+        sel = klabels.selector_from_label_selector(pdb.selector)
+        allowed, computed = pdb.disruptions_allowed, False
+        if allowed is None:
+            healthy = sum(1 for p in bound_pods if p.namespace == pdb.namespace
+                          and p.deletion_timestamp is None and sel.matches(p.labels))
+            allowed, computed = computed_disruptions_allowed(pdb, healthy), True
+        out.append(PDB(pdb.name, pdb.namespace, sel, allowed, computed))
+    return out
+
+
+def filter_pods_with_pdb_violation(pod_infos: Sequence[PodInfo], pdbs: Sequence[PDB]
+                                   ) -> tuple[list[PodInfo], list[PodInfo], dict[str, list[str]]]:
+    """default_preemption.go filterPodsWithPDBViolation: (violating, non-violating, why).
+
+    Stable: both groups keep the input order. ``why`` maps a violating pod's key to the
+    budgets it would exhaust. A budget with an empty selector matches nothing here.
+    """
+    allowed = [p.disruptions_allowed for p in pdbs]
+    violating, non_violating, why = [], [], {}
+    for pi in pod_infos:
+        pod, hit = pi.pod, []
+        if pod.labels:
+            for i, pdb in enumerate(pdbs):
+                if pdb.namespace != pod.namespace or pdb.selector.empty() \
+                        or not pdb.selector.matches(pod.labels):
+                    continue
+                allowed[i] -= 1
+                if allowed[i] < 0:
+                    hit.append(pdb.key)
+        if hit:
+            violating.append(pi)
+            why[pod.key] = hit
+        else:
+            non_violating.append(pi)
+    return violating, non_violating, why
+
+
+# --- Candidates and the choice among them ---------------------------------------------------
+
+
+@dataclass(slots=True)
+class Candidate:
+    """preemption.candidate: a node and its victims, most important first."""
+
+    name: str
+    victims: list[Pod]
+    num_pdb_violations: int = 0
+    # victim key -> PDB keys it violates (explanations only)
+    pdb_violations: dict[str, list[str]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Elimination:
+    """Why a candidate lost: the criterion that dropped it, its score and the best score."""
+
+    node: str
+    criterion: str
+    score: float
+    best: float
+
+
+def _score_funcs(c: Candidate) -> list[tuple[str, float]]:
+    """The default score functions of pickOneNodeForPreemption, higher is better."""
+    v = c.victims
+    return [
+        (CRITERION_PDB_VIOLATIONS, -c.num_pdb_violations),
+        (CRITERION_HIGHEST_PRIORITY, -v[0].priority),
+        (CRITERION_SUM_PRIORITIES, -sum(p.priority + _MAX_INT32_PLUS_1 for p in v)),
+        (CRITERION_NUM_VICTIMS, -len(v)),
+        (CRITERION_START_TIME, earliest_pod_start_time(v)),
+    ]
+
+
+def pick_one_node_for_preemption(candidates: Sequence[Candidate]
+                                 ) -> tuple[Candidate | None, str, list[Elimination]]:
+    """preemption.go pickOneNodeForPreemption: (chosen, deciding criterion, eliminations).
+
+    Each criterion keeps the candidates with the best score; the first criterion that
+    leaves one candidate decides, else the first remaining candidate (in evaluation
+    order; upstream iterates a map) is picked.
+    """
+    if not candidates:
+        return None, "", []
+    if len(candidates) == 1:
+        return candidates[0], CRITERION_ONLY, []
+    scores = {c.name: _score_funcs(c) for c in candidates}
+    remaining, eliminated = list(candidates), []
+    for i in range(len(scores[candidates[0].name])):
+        criterion = scores[candidates[0].name][i][0]
+        best = max(scores[c.name][i][1] for c in remaining)
+        keep = [c for c in remaining if scores[c.name][i][1] == best]
+        eliminated += [Elimination(c.name, criterion, scores[c.name][i][1], best)
+                       for c in remaining if scores[c.name][i][1] != best]
+        remaining = keep
+        if len(remaining) == 1:
+            return remaining[0], criterion, eliminated
+    eliminated += [Elimination(c.name, CRITERION_FIRST, 0, 0) for c in remaining[1:]]
+    return remaining[0], CRITERION_FIRST, eliminated
+
+
+def sort_by_importance(items: list, pod_of: Callable = lambda x: x) -> None:
+    """Sort in place, most important first (sort.Slice with MoreImportantPod)."""
+    items.sort(key=lambda x: importance_key(pod_of(x)))

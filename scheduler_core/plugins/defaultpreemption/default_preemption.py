@@ -1,0 +1,161 @@
+"""DefaultPreemption: the PostFilter plugin that preempts lower-priority pods.
+
+Mirrors kube-scheduler v1.34 ``pkg/scheduler/framework/plugins/defaultpreemption/
+default_preemption.go`` (PostFilter, calculateNumCandidates, GetOffsetAndNumCandidates,
+SelectVictimsOnNode, PodEligibleToPreemptOthers). The random offset of the candidate
+search comes from ``handle.rng`` (a seeded ``random.Random``) when the handle has one,
+else it is 0. Pods have no status conditions here, so "terminating by preemption"
+(podTerminatingByPreemption) is read as "has a deletionTimestamp".
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Sequence
+
+from ...config_args import DefaultPreemptionArgs
+from ...framework.interface import Code, Diagnosis, Plugin, PostFilterResult, Status, new_status
+from ...framework.types import NodeInfo, PodInfo
+from ...k8s.types import PREEMPT_NEVER, Pod
+from ..names import DEFAULT_PREEMPTION
+from .candidates import PDB, filter_pods_with_pdb_violation, sort_by_importance
+from .explain import trace_to_json
+from .preemption import Evaluator, PreemptionTrace
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...framework.cycle_state import CycleState
+
+# Reason strings copied from default_preemption.go (v1.34).
+ERR_REASON_PREEMPTION_POLICY_NEVER = "not eligible due to preemptionPolicy=Never."
+ERR_REASON_TERMINATING_ON_NOMINATED = "not eligible due to a terminating pod on the nominated node."
+ERR_REASON_NO_VICTIMS = "No preemption victims found for incoming pod"
+PREEMPTION_PREFIX = "preemption: "
+
+# CycleState key under which PostFilter keeps its trace for explain().
+STATE_KEY = "PostFilter" + DEFAULT_PREEMPTION
+
+
+class _ChangeError(Exception):
+    """A failed NodeInfo or PreFilterExtensions update during victim selection."""
+
+
+class DefaultPreemption(Plugin):
+    """default_preemption.go DefaultPreemption (PostFilter)."""
+
+    NAME = DEFAULT_PREEMPTION
+
+    def __init__(self, args: DefaultPreemptionArgs | None, handle: Any) -> None:
+        self.args = args or DefaultPreemptionArgs()
+        self.handle = handle
+        self.evaluator = Evaluator(self.NAME, handle, self)
+
+    def post_filter(self, state: "CycleState", pod: Pod, diagnosis: Diagnosis
+                    ) -> tuple[PostFilterResult | None, Status]:
+        """DefaultPreemption.PostFilter: Evaluator.Preempt, message prefixed "preemption: "."""
+        trace = PreemptionTrace()
+        state.write(STATE_KEY, trace)
+        result, status = self.evaluator.preempt(state, pod, diagnosis, trace)
+        msg = status.message()
+        if msg:
+            return result, new_status(status.code, PREEMPTION_PREFIX + msg)
+        return result, status
+
+    def explain(self, state: "CycleState", pod: Pod) -> dict | None:
+        """Candidates, victims, PDB violations, why each candidate lost, the evictions."""
+        try:
+            trace = state.read(STATE_KEY)
+        except KeyError:
+            return None
+        return trace_to_json(trace)
+
+    # --- preemption.Interface ---------------------------------------------------------
+
+    def calculate_num_candidates(self, num_nodes: int) -> int:
+        """calculateNumCandidates: pct of nodes, at least the absolute minimum, at most all."""
+        n = num_nodes * self.args.min_candidate_nodes_percentage // 100
+        n = max(n, self.args.min_candidate_nodes_absolute)
+        return min(n, num_nodes)
+
+    def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]:
+        """GetOffsetAndNumCandidates: a random offset in [0, num_nodes) and the count."""
+        rng = getattr(self.handle, "rng", None)
+        offset = rng.randrange(num_nodes) if rng is not None and num_nodes > 0 else 0
+        return offset, self.calculate_num_candidates(num_nodes)
+
+    def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status
+                                       ) -> tuple[bool, str]:
+        """PodEligibleToPreemptOthers: not with preemptionPolicy Never, nor while a
+        lower-priority pod is terminating on the pod's (still usable) nominated node."""
+        if pod.preemption_policy == PREEMPT_NEVER:
+            return False, ERR_REASON_PREEMPTION_POLICY_NEVER
+        nom = pod.nominated_node_name
+        if not nom or nominated_node_status.code == Code.UnschedulableAndUnresolvable:
+            return True, ""
+        node_info = self.handle.snapshot_shared_lister().node_info_map.get(nom)
+        if node_info is not None:
+            for pi in node_info.pods:
+                if pi.pod.priority < pod.priority and pi.pod.deletion_timestamp is not None:
+                    return False, ERR_REASON_TERMINATING_ON_NOMINATED
+        return True, ""
+
+    def select_victims_on_node(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
+                               pdbs: Sequence[PDB]) -> tuple[list[Pod], int, Status, dict]:
+        """SelectVictimsOnNode on a cloned state and NodeInfo: (victims, #PDB violations,
+        status, victim key -> violated PDB keys)."""
+        potential = [pi for pi in node_info.pods if pi.pod.priority < pod.priority]
+        if not potential:
+            return [], 0, new_status(Code.UnschedulableAndUnresolvable, ERR_REASON_NO_VICTIMS), {}
+        try:
+            for pi in potential:
+                self._remove_pod(state, pod, pi, node_info)
+            st = self.handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+            if not st.is_success():
+                return [], 0, st, {}
+            return self._reprieve(state, pod, node_info, potential, pdbs)
+        except _ChangeError as err:
+            return [], 0, Status(Code.Error, (str(err),)), {}
+
+    # --- helpers ------------------------------------------------------------------------
+
+    def _reprieve(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
+                  potential: list[PodInfo], pdbs: Sequence[PDB]
+                  ) -> tuple[list[Pod], int, Status, dict]:
+        """Re-add the potential victims, PDB-violating ones first, most important first;
+        those after which the pod no longer fits stay victims."""
+        sort_by_importance(potential, lambda pi: pi.pod)
+        violating, non_violating, why = filter_pods_with_pdb_violation(potential, pdbs)
+        victims: list[PodInfo] = []
+        num_violating = 0
+        for pi in violating:
+            if not self._reprieve_pod(state, pod, node_info, pi, victims):
+                num_violating += 1
+        for pi in non_violating:
+            self._reprieve_pod(state, pod, node_info, pi, victims)
+        if violating and non_violating:
+            sort_by_importance(victims, lambda pi: pi.pod)
+        keys = {pi.pod.key for pi in victims}
+        return ([pi.pod for pi in victims], num_violating, Status(),
+                {k: v for k, v in why.items() if k in keys})
+
+    def _reprieve_pod(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
+                      pi: PodInfo, victims: list[PodInfo]) -> bool:
+        """reprievePod: add back; if the pod stops fitting, remove again as a victim."""
+        self._add_pod(state, pod, pi, node_info)
+        fits = self.handle.run_filter_plugins_with_nominated_pods(state, pod, node_info).is_success()
+        if not fits:
+            self._remove_pod(state, pod, pi, node_info)
+            victims.append(pi)
+        return fits
+
+    def _remove_pod(self, state: "CycleState", pod: Pod, pi: PodInfo, node_info: NodeInfo) -> None:
+        if not node_info.remove_pod(pi.pod):
+            raise _ChangeError(f"no corresponding pod {pi.pod.name} in pods of node "
+                               f"{node_info.name}")
+        st = self.handle.run_pre_filter_extension_remove_pod(state, pod, pi, node_info)
+        if not st.is_success():
+            raise _ChangeError(st.message())
+
+    def _add_pod(self, state: "CycleState", pod: Pod, pi: PodInfo, node_info: NodeInfo) -> None:
+        node_info.add_pod_info(pi)
+        st = self.handle.run_pre_filter_extension_add_pod(state, pod, pi, node_info)
+        if not st.is_success():
+            raise _ChangeError(st.message())
+

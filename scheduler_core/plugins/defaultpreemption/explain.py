@@ -1,0 +1,69 @@
+"""DefaultPreemption's explanation for the dashboard, built from its PostFilter trace.
+
+Not an upstream file: it turns what the Evaluator recorded (``preemption.PreemptionTrace``)
+into JSON (candidates with their victims and PDB violations, why each candidate lost
+against the chosen one, the evictions and the nominations cleared).
+"""
+from __future__ import annotations
+
+import math
+
+from ...k8s.types import Pod
+from .candidates import CRITERION_FIRST, Candidate, Elimination, pod_start_time
+from .preemption import PreemptionTrace
+
+
+def _victim_json(p: Pod) -> dict:
+    start = pod_start_time(p)
+    return {"pod": p.key, "priority": p.priority,
+            "startTime": None if math.isinf(start) else start}
+
+
+def _score_json(v: float) -> float | int | None:
+    if isinstance(v, float) and math.isinf(v):
+        return None
+    return v
+
+
+def _lost_json(e: Elimination | None, chosen: str) -> dict | None:
+    if e is None:
+        return None
+    if e.criterion == CRITERION_FIRST:
+        return {"criterion": e.criterion, "against": chosen}
+    # scores are "higher is better": minimised quantities are stored negated
+    return {"criterion": e.criterion, "against": chosen,
+            "score": _score_json(e.score), "bestScore": _score_json(e.best)}
+
+
+def _candidate_json(c: Candidate, trace: PreemptionTrace,
+                    lost: dict[str, Elimination]) -> dict:
+    return {
+        "node": c.name,
+        "victims": [_victim_json(p) for p in c.victims],
+        "numPDBViolations": c.num_pdb_violations,
+        "pdbViolations": {k: list(v) for k, v in c.pdb_violations.items()},
+        "chosen": c.name == trace.chosen,
+        "lost": _lost_json(lost.get(c.name), trace.chosen),
+    }
+
+
+def trace_to_json(trace: PreemptionTrace) -> dict:
+    """The ``plugins.DefaultPreemption`` entry of a cycle's trace."""
+    lost = {e.node: e for e in trace.eliminations}
+    return {
+        "eligible": trace.eligible,
+        "ineligibleReason": trace.ineligible_reason,
+        "potentialNodes": list(trace.potential_nodes),
+        "offset": trace.offset,
+        "numCandidates": trace.num_candidates,
+        "pdbs": [{"pdb": p.key, "disruptionsAllowed": p.disruptions_allowed,
+                  "computed": p.computed} for p in trace.pdbs],
+        "evaluated": list(trace.evaluated),
+        "rejectedNodes": {n: st.to_json() for n, st in trace.node_statuses.items()},
+        "candidates": [_candidate_json(c, trace, lost) for c in trace.candidates],
+        "chosen": trace.chosen or None,
+        "decidedBy": trace.decided_by or None,
+        "evictions": list(trace.evictions),
+        "alreadyTerminating": list(trace.already_terminating),
+        "clearedNominations": list(trace.cleared_nominations),
+    }

@@ -1,0 +1,211 @@
+"""The preemption Evaluator: find candidates by dry runs, pick one, evict its victims.
+
+Mirrors kube-scheduler v1.34 ``pkg/scheduler/framework/preemption/preemption.go``
+(Evaluator.Preempt, findCandidates, DryRunPreemption, SelectCandidate, prepareCandidate,
+getLowerPriorityNominatedPods) and ``framework/types.go`` (FitError.Error) for the
+"0/N nodes are available: ..." message. Dry runs are sequential, in the order
+``(offset + i) % len(potential nodes)``, and stop where upstream cancels its workers.
+Extenders are not modelled. Preemption is applied synchronously: the victims are evicted
+through the handle before the preemptor's next attempt (upstream's async preemption
+reaches the same state before the preemptor is retried).
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
+
+from ...framework.interface import (Code, Diagnosis, NominatingInfo, PostFilterResult,
+                                    Status, as_status, new_status)
+from ...framework.types import NodeInfo
+from ...k8s.types import Pod
+from .candidates import (PDB, Candidate, Elimination, build_pdbs,
+                         pick_one_node_for_preemption)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...framework.cycle_state import CycleState
+
+# Messages copied from kube-scheduler v1.34 framework/preemption/preemption.go and
+# framework/types.go (NoNodeAvailableMsg).
+MSG_PREEMPTION_NOT_HELPFUL = "Preemption is not helpful for scheduling"
+MSG_NO_CANDIDATE = "no candidate node for preemption"
+MSG_NO_NODES = "no nodes available"
+NO_NODE_AVAILABLE_MSG = "0/{} nodes are available"
+
+
+class Interface(Protocol):
+    """preemption.Interface: what a preemption plugin supplies to the Evaluator."""
+
+    def get_offset_and_num_candidates(self, num_nodes: int) -> tuple[int, int]: ...
+
+    def pod_eligible_to_preempt_others(self, pod: Pod, nominated_node_status: Status
+                                       ) -> tuple[bool, str]: ...
+
+    def select_victims_on_node(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
+                               pdbs: Sequence[PDB]) -> tuple[list[Pod], int, Status, dict]: ...
+
+
+@dataclass
+class PreemptionTrace:
+    """What one PostFilter call did, kept in CycleState for ``explain``."""
+
+    eligible: bool = True
+    ineligible_reason: str = ""
+    potential_nodes: list[str] = field(default_factory=list)
+    offset: int = 0
+    offset_source: str = ""
+    num_candidates: int = 0
+    pdbs: list[PDB] = field(default_factory=list)
+    evaluated: list[str] = field(default_factory=list)  # dry-run order
+    node_statuses: dict[str, Status] = field(default_factory=dict)  # dry runs that failed
+    candidates: list[Candidate] = field(default_factory=list)
+    chosen: str = ""
+    decided_by: str = ""
+    eliminations: list[Elimination] = field(default_factory=list)
+    evictions: list[str] = field(default_factory=list)
+    already_terminating: list[str] = field(default_factory=list)
+    cleared_nominations: list[str] = field(default_factory=list)
+
+
+def fit_error_message(num_all_nodes: int, node_statuses: dict[str, Status],
+                      absent: Status) -> str:
+    """FitError.Error without PreFilter/PostFilter messages: "0/N nodes are available: ..."."""
+    reasons: Counter[str] = Counter()
+    for st in node_statuses.values():
+        reasons.update(st.reasons)
+    if len(node_statuses) < num_all_nodes:
+        for r in absent.reasons:
+            reasons[r] += num_all_nodes - len(node_statuses)
+    msg = NO_NODE_AVAILABLE_MSG.format(num_all_nodes) + ":"
+    histogram = sorted(f"{n} {r}" for r, n in reasons.items())
+    if histogram:
+        msg += f" {', '.join(histogram)}."
+    return msg
+
+
+def nodes_where_preemption_might_help(nodes: Sequence[NodeInfo], d: Diagnosis
+                                      ) -> list[NodeInfo]:
+    """NodeToStatus.NodesForStatusCode(Unschedulable): UnschedulableAndUnresolvable are skipped."""
+    out = []
+    for ni in nodes:
+        st = d.node_to_status.get(ni.name, d.absent_nodes_status)
+        if st.code == Code.Unschedulable:
+            out.append(ni)
+    return out
+
+
+def _aggregate(errors: list[str]) -> str:
+    """utilerrors.NewAggregate(...).Error(): one message, or "[a, b]"."""
+    return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
+
+
+class Evaluator:
+    """preemption.Evaluator: runs Preempt for a plugin implementing ``Interface``."""
+
+    def __init__(self, plugin_name: str, handle: Any, interface: Interface) -> None:
+        self.plugin_name = plugin_name
+        self.handle = handle
+        self.interface = interface
+
+    def preempt(self, state: "CycleState", pod: Pod, d: Diagnosis, trace: PreemptionTrace
+                ) -> tuple[PostFilterResult | None, Status]:
+        """Evaluator.Preempt: the result carries the nominated node; messages un-prefixed."""
+        nominated_status = d.node_to_status.get(pod.nominated_node_name, d.absent_nodes_status)
+        ok, msg = self.interface.pod_eligible_to_preempt_others(pod, nominated_status)
+        if not ok:
+            trace.eligible, trace.ineligible_reason = False, msg
+            return None, new_status(Code.Unschedulable, msg)
+        all_nodes = self.handle.snapshot_shared_lister().list()
+        candidates, statuses, errs = self.find_candidates(state, all_nodes, pod, d, trace)
+        if errs and not candidates:
+            return None, Status(Code.Error, (_aggregate(errs),))
+        if not candidates:
+            absent = new_status(Code.UnschedulableAndUnresolvable, MSG_PREEMPTION_NOT_HELPFUL)
+            msg = fit_error_message(len(all_nodes), statuses, absent)
+            return PostFilterResult(NominatingInfo("", "Override")), \
+                new_status(Code.Unschedulable, msg)
+        best = self.select_candidate(candidates, trace)
+        if best is None or not best.name:
+            return None, new_status(Code.Unschedulable, MSG_NO_CANDIDATE)
+        st = self.prepare_candidate(best, pod, trace)
+        if not st.is_success():
+            return None, st
+        return PostFilterResult(NominatingInfo(best.name, "Override")), Status()
+
+    def find_candidates(self, state: "CycleState", all_nodes: Sequence[NodeInfo], pod: Pod,
+                        d: Diagnosis, trace: PreemptionTrace
+                        ) -> tuple[list[Candidate], dict[str, Status], list[str]]:
+        """Evaluator.findCandidates: candidates, failed dry-run statuses, errors."""
+        if not all_nodes:
+            return [], {}, [MSG_NO_NODES]
+        potential = nodes_where_preemption_might_help(all_nodes, d)
+        trace.potential_nodes = [ni.name for ni in potential]
+        if not potential:
+            return [], {}, []
+        bound = [pi.pod for ni in all_nodes for pi in ni.pods]
+        pdbs = build_pdbs(getattr(self.handle.objects, "pdbs", ()) or (), bound)
+        trace.pdbs = pdbs
+        offset, num = self.interface.get_offset_and_num_candidates(len(potential))
+        trace.offset, trace.num_candidates = offset, num
+        return self.dry_run_preemption(state, pod, potential, pdbs, offset, num, trace)
+
+    def dry_run_preemption(self, state: "CycleState", pod: Pod, potential: Sequence[NodeInfo],
+                           pdbs: Sequence[PDB], offset: int, num: int, trace: PreemptionTrace
+                           ) -> tuple[list[Candidate], dict[str, Status], list[str]]:
+        """Evaluator.DryRunPreemption: non-violating candidates first, then violating ones."""
+        non_violating: list[Candidate] = []
+        violating: list[Candidate] = []
+        statuses: dict[str, Status] = {}
+        errs: list[str] = []
+        for i in range(len(potential)):
+            ni = potential[(offset + i) % len(potential)].clone()
+            trace.evaluated.append(ni.name)
+            victims, n_pdb, st, why = self.interface.select_victims_on_node(
+                state.clone(), pod, ni, pdbs)
+            if st.is_success() and victims:
+                c = Candidate(ni.name, victims, n_pdb, why)
+                bucket = non_violating if n_pdb == 0 else violating
+                if len(bucket) < num:
+                    bucket.append(c)
+                if non_violating and len(non_violating) + len(violating) >= num:
+                    break
+                continue
+            if st.is_success():
+                st = Status(Code.Error, (f'expected at least one victim pod on node "{ni.name}"',))
+            if st.code == Code.Error:
+                errs.append(st.message())
+            statuses[ni.name] = st
+        trace.node_statuses = statuses
+        trace.candidates = non_violating + violating
+        return non_violating + violating, statuses, errs
+
+    def select_candidate(self, candidates: Sequence[Candidate], trace: PreemptionTrace
+                         ) -> Candidate | None:
+        """Evaluator.SelectCandidate (no extenders, default score functions)."""
+        best, criterion, eliminated = pick_one_node_for_preemption(candidates)
+        trace.chosen = best.name if best else ""
+        trace.decided_by, trace.eliminations = criterion, eliminated
+        return best
+
+    def prepare_candidate(self, c: Candidate, pod: Pod, trace: PreemptionTrace) -> Status:
+        """Evaluator.prepareCandidate: evict victims, clear lower-priority nominations."""
+        for victim in c.victims:
+            if victim.deletion_timestamp is not None:
+                trace.already_terminating.append(victim.key)
+                continue
+            try:
+                self.handle.evict(victim, pod, c.name)
+            except Exception as err:  # noqa: BLE001 - a failed eviction is an Error status
+                return as_status(err)
+            trace.evictions.append(victim.key)
+        clear = getattr(self.handle, "clear_nominated_node_name", None)
+        for p in self._lower_priority_nominated_pods(pod, c.name):
+            if clear is not None:
+                clear(p)
+            trace.cleared_nominations.append(p.key)
+        return Status()
+
+    def _lower_priority_nominated_pods(self, pod: Pod, node_name: str) -> list[Pod]:
+        """getLowerPriorityNominatedPods: pods nominated to node_name with lower priority."""
+        infos = self.handle.nominated_pods_for_node(node_name) or []
+        return [pi.pod for pi in infos if pi.pod.priority < pod.priority]
