@@ -152,6 +152,12 @@ class PodWrapper:
         return self._pod_term("pod_anti_affinity", PodAffinityTerm(topology_key, sel, namespaces),
                               weight)
 
+    def pod_affinity_term(self, term: PodAffinityTerm, weight: int | None = None,
+                          anti: bool = False) -> "PodWrapper":
+        """Add a whole PodAffinityTerm (e.g. with a namespaceSelector); required unless
+        weight is given, to podAntiAffinity when anti."""
+        return self._pod_term("pod_anti_affinity" if anti else "pod_affinity", term, weight)
+
     def toleration(self, key: str = "", value: str = "", effect: str = "",
                    operator: str = "Equal") -> "PodWrapper":
         t = Toleration(key, operator, value, effect)
