@@ -1,0 +1,206 @@
+"""DefaultPreemption.PostFilter: eligibility, messages, candidate search, evictions, explain.
+
+Cases re-expressed from kube-scheduler's default_preemption_test.go (TestPostFilter,
+TestPodEligibleToPreemptOthers, TestDryRunPreemption) with NodeResourcesFit as the filter.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+import pytest
+
+from scheduler_core.config_args import DefaultPreemptionArgs
+from scheduler_core.framework.interface import (Code, Diagnosis, NominatingInfo,
+                                                PostFilterResult, Status)
+from scheduler_core.k8s.types import Node, Pod, PodDisruptionBudget
+from scheduler_core.plugins.defaultpreemption import DefaultPreemption
+from tests.core.plugins.defaultpreemption.fake_handle import FakeHandle, unresolvable
+from tests.core.wrappers import make_node, make_pod, selector
+
+
+def node(name: str, cpu: int = 4000) -> Node:
+    return make_node(name).capacity(cpu=cpu).obj()
+
+
+def bound(name: str, on: str, prio: int, cpu: int, **labels: str) -> Pod:
+    return make_pod(name).priority(prio).req(cpu=cpu).labels(labels).node(on).obj()
+
+
+def high(cpu: int = 2000, **kw) -> Pod:
+    w = make_pod("p").priority(10).req(cpu=cpu)
+    for k, val in kw.items():
+        w = getattr(w, k)(*val) if isinstance(val, tuple) else getattr(w, k)(val)
+    return w.obj()
+
+
+def unschedulable(msg: str) -> Status:
+    return Status(Code.Unschedulable, (msg,))
+
+
+def nominate(n: str) -> PostFilterResult:
+    return PostFilterResult(NominatingInfo(n, "Override"))
+
+
+def post_filter(h: FakeHandle, pod: Pod, args: DefaultPreemptionArgs | None = None,
+                overrides: dict[str, Status] | None = None):
+    pl = DefaultPreemption(args, h)
+    state, d = h.cycle(pod)
+    d.node_to_status.update(overrides or {})
+    result, status = pl.post_filter(state, pod, d)
+    return result, status, pl.explain(state, pod)
+
+
+@dataclass
+class Case:
+    name: str
+    nodes: list[Node]
+    pods: list[Pod]
+    pod: Pod
+    want_result: PostFilterResult | None
+    want_status: Status
+    want_evicted: list[str] = field(default_factory=list)
+    overrides: dict[str, Status] = field(default_factory=dict)
+    pdbs: list[PodDisruptionBudget] = field(default_factory=list)
+
+
+CASES = [
+    Case("preemptionPolicy Never is not eligible",
+         [node("n1")], [bound("lo", "n1", 1, 4000)], high(preemption_policy="Never"),
+         None, unschedulable("preemption: not eligible due to preemptionPolicy=Never.")),
+    Case("a lower-priority pod terminating on the nominated node blocks a new preemption",
+         [node("n1"), node("n2")],
+         [make_pod("t").priority(1).req(cpu=4000).node("n1").terminating().obj(),
+          bound("lo", "n2", 1, 4000)], high(nominated="n1"),
+         None, unschedulable("preemption: not eligible due to a terminating pod on the nominated node.")),
+    Case("a terminating pod does not block when the nominated node is unresolvable",
+         [node("n1"), node("n2")],
+         [make_pod("t").priority(1).req(cpu=4000).node("n1").terminating().obj(),
+          bound("lo", "n2", 1, 4000)], high(nominated="n1"),
+         nominate("n2"), Status(), ["default/lo"],
+         overrides={"n1": unresolvable("node(s) didn't match Pod's node affinity/selector")}),
+    Case("no node where preemption helps clears the nomination",
+         [node("n1"), node("n2")], [bound("lo", "n1", 1, 4000)], high(),
+         nominate(""), unschedulable(
+             "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."),
+         overrides={"n1": unresolvable("x"), "n2": unresolvable("x")}),
+    Case("the message counts each node's dry-run status",
+         [node("n1"), node("n2"), node("n3")],
+         [bound("hi", "n1", 20, 4000), bound("hi2", "n2", 20, 3000), bound("lo2", "n2", 1, 1000),
+          bound("lo3", "n3", 1, 4000)], high(),
+         nominate(""), unschedulable(
+             "preemption: 0/3 nodes are available: 1 Insufficient cpu, "
+             "1 No preemption victims found for incoming pod, "
+             "1 Preemption is not helpful for scheduling."),
+         overrides={"n3": unresolvable("x")}),
+    Case("the node whose victims have the lowest priority is nominated",
+         [node("n1"), node("n2")], [bound("a", "n1", 5, 4000), bound("b", "n2", 1, 4000)], high(),
+         nominate("n2"), Status(), ["default/b"]),
+    Case("a node whose victims violate a PDB loses",
+         [node("n1"), node("n2")],
+         [bound("db", "n1", 1, 4000, app="db"), bound("web", "n2", 5, 4000)], high(),
+         nominate("n2"), Status(), ["default/web"],
+         pdbs=[PodDisruptionBudget("db", selector=selector({"app": "db"}), min_available=1)]),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_post_filter(case: Case) -> None:
+    h = FakeHandle(case.nodes, case.pods, pdbs=case.pdbs)
+    result, status, _ = post_filter(h, case.pod, overrides=case.overrides)
+    assert (result, status) == (case.want_result, case.want_status)
+    assert [e[0] for e in h.evicted] == case.want_evicted
+
+
+def three_nodes_with_victims() -> FakeHandle:
+    return FakeHandle([node("n1"), node("n2"), node("n3")],
+                      [bound("a", "n1", 5, 4000), bound("b", "n2", 3, 4000),
+                       bound("c", "n3", 1, 4000)])
+
+
+def test_candidate_search_stops_at_min_candidate_nodes() -> None:
+    h = three_nodes_with_victims()
+    args = DefaultPreemptionArgs(min_candidate_nodes_percentage=0, min_candidate_nodes_absolute=1)
+    result, _, ex = post_filter(h, high(), args)
+    assert (result, ex["evaluated"], ex["numCandidates"]) == (nominate("n1"), ["n1"], 1)
+
+
+def test_violating_candidates_do_not_stop_the_search() -> None:
+    h = FakeHandle([node("n1"), node("n2"), node("n3")],
+                   [bound("db", "n1", 1, 4000, app="db"), bound("b", "n2", 3, 4000),
+                    bound("c", "n3", 1, 4000)],
+                   pdbs=[PodDisruptionBudget("db", selector=selector({"app": "db"}),
+                                             disruptions_allowed=0)])
+    args = DefaultPreemptionArgs(min_candidate_nodes_percentage=0, min_candidate_nodes_absolute=1)
+    result, _, ex = post_filter(h, high(), args)
+    assert (result, ex["evaluated"], [c["node"] for c in ex["candidates"]]) == \
+        (nominate("n2"), ["n1", "n2"], ["n2", "n1"])
+
+
+def test_seeded_offset_rotates_the_search_order() -> None:
+    h = three_nodes_with_victims()
+    h.rng = random.Random(7)
+    offset = random.Random(7).randrange(3)
+    _, _, ex = post_filter(h, high())
+    assert (ex["offset"], ex["evaluated"]) == (offset, [f"n{(offset + i) % 3 + 1}" for i in range(3)])
+
+
+def test_lower_priority_nominations_on_the_chosen_node_are_cleared() -> None:
+    h = FakeHandle([node("n1")], [bound("a", "n1", 1, 4000)],
+                   nominated=[make_pod("lo").priority(5).nominated("n1").obj(),
+                              make_pod("eq").priority(10).nominated("n1").obj()])
+    post_filter(h, high(cpu=1000))
+    assert h.cleared == ["default/lo"]
+
+
+def test_a_victim_already_terminating_is_not_evicted_again() -> None:
+    h = FakeHandle([node("n1")], [make_pod("t").priority(1).req(cpu=4000).node("n1")
+                                  .terminating().obj()])
+    result, status, ex = post_filter(h, high())
+    assert (result, status, h.evicted, ex["alreadyTerminating"]) == \
+        (nominate("n1"), Status(), [], ["default/t"])
+
+
+def test_dry_runs_leave_the_snapshot_untouched() -> None:
+    h = three_nodes_with_victims()
+    before = {ni.name: ([pi.pod.key for pi in ni.pods], ni.requested.milli_cpu)
+              for ni in h.snapshot.list()}
+    post_filter(h, high())
+    assert {ni.name: ([pi.pod.key for pi in ni.pods], ni.requested.milli_cpu)
+            for ni in h.snapshot.list()} == before
+
+
+def test_explain_lists_candidates_victims_and_why_they_lost() -> None:
+    h = three_nodes_with_victims()
+    _, _, ex = post_filter(h, high())
+    assert ex == {
+        "eligible": True, "ineligibleReason": "",
+        "potentialNodes": ["n1", "n2", "n3"], "offset": 0, "numCandidates": 3,
+        "pdbs": [], "evaluated": ["n1", "n2", "n3"], "rejectedNodes": {},
+        "candidates": [
+            {"node": "n1", "victims": [{"pod": "default/a", "priority": 5, "startTime": None}],
+             "numPDBViolations": 0, "pdbViolations": {}, "chosen": False,
+             "lost": {"criterion": "lowest highest-priority victim", "against": "n3",
+                      "score": -5, "bestScore": -1}},
+            {"node": "n2", "victims": [{"pod": "default/b", "priority": 3, "startTime": None}],
+             "numPDBViolations": 0, "pdbViolations": {}, "chosen": False,
+             "lost": {"criterion": "lowest highest-priority victim", "against": "n3",
+                      "score": -3, "bestScore": -1}},
+            {"node": "n3", "victims": [{"pod": "default/c", "priority": 1, "startTime": None}],
+             "numPDBViolations": 0, "pdbViolations": {}, "chosen": True, "lost": None}],
+        "chosen": "n3", "decidedBy": "lowest highest-priority victim",
+        "evictions": ["default/c"], "alreadyTerminating": [], "clearedNominations": [],
+    }
+
+
+def test_explain_without_post_filter_is_none() -> None:
+    h = three_nodes_with_victims()
+    state, _ = h.cycle(high())
+    assert DefaultPreemption(None, h).explain(state, high()) is None
+
+
+def test_no_nodes_is_an_error() -> None:
+    h = FakeHandle([], [])
+    result, status = DefaultPreemption(None, h).post_filter(*h.cycle(high())[:1], high(),
+                                                            Diagnosis())
+    assert (result, status) == (None, Status(Code.Error, ("preemption: no nodes available",)))

@@ -1,0 +1,104 @@
+"""SelectVictimsOnNode: remove every lower-priority pod, check the fit, reprieve.
+
+Cases re-expressed from kube-scheduler's default_preemption_test.go (TestSelectNodesForPreemption,
+TestDryRunPreemption) with NodeResourcesFit as the only filter.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from scheduler_core.framework.interface import Code, Status
+from scheduler_core.k8s.types import Pod, PodDisruptionBudget
+from scheduler_core.plugins.defaultpreemption import DefaultPreemption
+from scheduler_core.plugins.defaultpreemption.candidates import build_pdbs
+from tests.core.plugins.defaultpreemption.fake_handle import FakeHandle
+from tests.core.wrappers import make_node, make_pod, selector
+
+NO_VICTIMS = Status(Code.UnschedulableAndUnresolvable,
+                    ("No preemption victims found for incoming pod",))
+INSUFFICIENT_CPU = Status(Code.Unschedulable, ("Insufficient cpu",), "NodeResourcesFit")
+OK = Status()
+
+
+def bound(name: str, prio: int, cpu: int, start: float = 0.0, **labels: str) -> Pod:
+    return make_pod(name).priority(prio).req(cpu=cpu).created(start).labels(labels).node("n1").obj()
+
+
+def preemptor(cpu: int = 2000, prio: int = 10) -> Pod:
+    return make_pod("p").priority(prio).req(cpu=cpu).obj()
+
+
+def db_pdb(allowed: int) -> PodDisruptionBudget:
+    return PodDisruptionBudget("db", selector=selector({"app": "db"}), disruptions_allowed=allowed)
+
+
+@dataclass
+class Case:
+    name: str
+    pods: list[Pod]
+    want_victims: list[str]
+    want_status: Status = OK
+    want_pdb_violations: int = 0
+    pod: Pod = field(default_factory=preemptor)
+    pdbs: list[PodDisruptionBudget] = field(default_factory=list)
+    nominated: list[Pod] = field(default_factory=list)
+
+
+CASES = [
+    Case("a node without lower-priority pods has no victims",
+         [bound("a", 10, 3000), bound("b", 20, 1000)], [], NO_VICTIMS),
+    Case("a pod that does not fit without all lower-priority pods gets the filter status",
+         [bound("hi", 20, 3000), bound("lo", 1, 500)], [], INSUFFICIENT_CPU),
+    Case("the more important pod is reprieved and the least important is the victim",
+         [bound("a", 1, 2000), bound("b", 2, 2000)], ["default/a"]),
+    Case("only as many victims as needed",
+         [bound("a", 1, 1000), bound("b", 2, 1000), bound("c", 3, 1000), bound("d", 4, 1000)],
+         ["default/b", "default/a"]),
+    Case("with equal priority the pod started later is the victim",
+         [bound("old", 1, 2000, start=100), bound("new", 1, 2000, start=200)], ["default/new"]),
+    Case("equal-priority pods are never victims",
+         [bound("a", 10, 2000), bound("b", 1, 1000), bound("c", 1, 1000)],
+         ["default/b", "default/c"]),
+    Case("a PDB-protected pod is reprieved before a more important unprotected one",
+         [bound("db", 1, 2000, app="db"), bound("web", 2, 2000)], ["default/web"],
+         pdbs=[db_pdb(0)]),
+    Case("a PDB-protected pod that must go counts as a violation, victims sorted by importance",
+         [bound("db", 1, 2000, app="db"), bound("web", 2, 2000)], ["default/web", "default/db"],
+         pod=preemptor(cpu=4000), pdbs=[db_pdb(0)], want_pdb_violations=1),
+    Case("a PDB with disruptions left is not a violation",
+         [bound("db", 1, 2000, app="db"), bound("web", 2, 2000)], ["default/db"],
+         pdbs=[db_pdb(1)]),
+    Case("a nominated pod of higher priority keeps its room, so more victims are needed",
+         [bound("a", 1, 1000), bound("b", 2, 1000), bound("c", 3, 1000)],
+         ["default/b", "default/a"], pod=preemptor(cpu=1000),
+         nominated=[make_pod("nom").priority(20).req(cpu=2000).nominated("n1").obj()]),
+    Case("a nominated pod of lower priority is ignored",
+         [bound("a", 1, 1000), bound("b", 2, 1000), bound("c", 3, 2000)],
+         ["default/a"], pod=preemptor(cpu=1000),
+         nominated=[make_pod("nom").priority(5).req(cpu=2000).nominated("n1").obj()]),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_select_victims_on_node(case: Case) -> None:
+    h = FakeHandle([make_node("n1").obj()], case.pods, nominated=case.nominated)
+    pl = DefaultPreemption(None, h)
+    state, _ = h.cycle(case.pod)
+    ni = h.snapshot.get("n1").clone()
+    pdbs = build_pdbs(case.pdbs, case.pods)
+    victims, n_pdb, status, _ = pl.select_victims_on_node(state.clone(), case.pod, ni, pdbs)
+    assert ([p.key for p in victims], n_pdb, status) == \
+        (case.want_victims, case.want_pdb_violations, case.want_status)
+
+
+def test_select_victims_reports_which_pdb_a_victim_violates() -> None:
+    pods = [bound("db", 1, 2000, app="db"), bound("web", 2, 2000)]
+    h = FakeHandle([make_node("n1").obj()], pods)
+    pl = DefaultPreemption(None, h)
+    pod = preemptor(cpu=4000)
+    state, _ = h.cycle(pod)
+    *_, why = pl.select_victims_on_node(state, pod, h.snapshot.get("n1").clone(),
+                                        build_pdbs([db_pdb(0)], pods))
+    assert why == {"default/db": ["default/db"]}
