@@ -6,10 +6,12 @@ the forms show next to the object and field it names.
 """
 
 import importlib
+import logging
 
 import yaml
 
 SCENARIO_FILE = "scenario.yaml"
+log = logging.getLogger(__name__)
 
 
 class ScenarioInvalid(Exception):
@@ -30,7 +32,8 @@ def _core():
     try:
         return importlib.import_module("scheduler_core")
     except ImportError as e:
-        raise EngineUnavailable(f"the scheduling engine is not available ({e})") from e
+        log.warning("scheduler_core cannot be imported: %s", e)
+        raise EngineUnavailable("the scheduling engine is not installed") from e
 
 
 def _function(name):
@@ -38,7 +41,8 @@ def _function(name):
     try:
         function = getattr(core, name, None)
     except ImportError as e:  # scheduler_core exports lazily; the module may not exist yet
-        raise EngineUnavailable(f"the scheduling engine has no {name}() yet ({e})") from e
+        log.warning("scheduler_core.%s cannot be imported: %s", name, e)
+        raise EngineUnavailable(f"the scheduling engine has no {name}() yet") from e
     if function is None:
         raise EngineUnavailable(f"the scheduling engine has no {name}() yet")
     return function

@@ -1,0 +1,69 @@
+# Whatif: `make run` serves the app with a worker; `make test` runs every test.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+
+# make test uses this machine's PostgreSQL and Redis (started below when they are down).
+TEST_ENV := DATABASE_URL=postgres://postgres@127.0.0.1:5432/whatif \
+	REDIS_URL=redis://127.0.0.1:6379/0 \
+	FAST_PASSWORD_HASHER=true
+
+.PHONY: run test test-deps services
+
+$(PY):
+	python3 -m venv $(VENV)
+
+$(VENV)/.installed: pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e . 2>&1 | { grep -v "is ignored: it is neither" || true; }
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e ".[dev]" 2>&1 | { grep -v "is ignored: it is neither" || true; }
+	touch $(VENV)/.installed $@
+
+run: $(VENV)/.installed
+	$(PY) manage.py migrate --noinput -v 0
+	$(PY) manage.py load_examples
+	@set -m; \
+	$(PY) -m celery -A webapp worker -B -l info --concurrency 2 \
+		-s .data/celerybeat-schedule > .data/worker.log 2>&1 & WORKER=$$!; \
+	trap 'kill -TERM -- -$$WORKER 2>/dev/null; wait $$WORKER 2>/dev/null; echo "worker stopped"' EXIT; \
+	trap 'exit 0' INT TERM; \
+	echo ""; \
+	echo "  Whatif is at http://127.0.0.1:$(PORT)/  (log in as demo / demo)"; \
+	echo "  API docs: http://127.0.0.1:$(PORT)/api/docs/   worker log: .data/worker.log"; \
+	echo ""; \
+	$(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+test-deps:
+	@pkgs=(); \
+	[ -x /usr/bin/chromium ] || pkgs+=(chromium); \
+	command -v docker-compose >/dev/null || pkgs+=(docker-compose); \
+	command -v redis-server >/dev/null || pkgs+=(redis-server); \
+	ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || pkgs+=(postgresql); \
+	if [ $${#pkgs[@]} -gt 0 ]; then \
+		echo "apt-get install $${pkgs[*]}"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "$${pkgs[@]}" >/dev/null; \
+	fi
+
+services:
+	@if ! pg_isready -q -h 127.0.0.1 -p 5432; then \
+		pg_ctlcluster --skip-systemctl-redirect $$(ls /etc/postgresql | sort -V | tail -1) main start; \
+	fi
+	@if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then \
+		redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no; \
+	fi
+	@for i in $$(seq 50); do pg_isready -q -h 127.0.0.1 -p 5432 && break; sleep 0.2; done; pg_isready -h 127.0.0.1 -p 5432
+	@for i in $$(seq 50); do redis-cli -h 127.0.0.1 -p 6379 ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done; \
+		redis-cli -h 127.0.0.1 -p 6379 ping
+	@psql -h 127.0.0.1 -U postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'whatif'" | grep -q 1 \
+		|| createdb -h 127.0.0.1 -U postgres whatif
+
+test: test-deps $(VENV)/.installed-dev services
+	$(TEST_ENV) $(PY) manage.py check --fail-level WARNING
+	$(TEST_ENV) $(PY) manage.py makemigrations --check --dry-run
+	mkdir -p test-artifacts
+	@set +e; $(TEST_ENV) $(PY) -m pytest -ra --durations=10; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "no tests were collected"; exit 1; fi; exit $$rc
