@@ -22,6 +22,9 @@ from tests.core.wrappers import node_infos
 @dataclass
 class Objects:
     pdbs: list[PodDisruptionBudget] = field(default_factory=list)
+    services: list = field(default_factory=list)
+    workloads: list = field(default_factory=list)
+    namespaces: dict = field(default_factory=dict)
 
 
 class FakeHandle:

@@ -13,6 +13,8 @@ from scheduler_core.framework.interface import Code, Status
 from scheduler_core.k8s.types import Pod, PodDisruptionBudget
 from scheduler_core.plugins.defaultpreemption import DefaultPreemption
 from scheduler_core.plugins.defaultpreemption.candidates import build_pdbs
+from scheduler_core.plugins.noderesources.fit import Fit
+from scheduler_core.plugins.podtopologyspread import PodTopologySpread
 from tests.core.plugins.defaultpreemption.fake_handle import FakeHandle
 from tests.core.wrappers import make_node, make_pod, selector
 
@@ -102,3 +104,21 @@ def test_select_victims_reports_which_pdb_a_victim_violates() -> None:
     *_, why = pl.select_victims_on_node(state, pod, h.snapshot.get("n1").clone(),
                                         build_pdbs([db_pdb(0)], pods))
     assert why == {"default/db": ["default/db"]}
+
+
+def test_victim_removal_updates_pre_filter_state_through_extensions() -> None:
+    """PodTopologySpread's RemovePod/AddPod keep its zone counts in step with the clone."""
+    nodes = [make_node("n1").zone("a").obj(), make_node("n2").zone("b").capacity(cpu=1000).obj()]
+    pods = [make_pod("w1").label("app", "web").priority(1).req(cpu=100).node("n1").obj(),
+            make_pod("w2").label("app", "web").priority(1).req(cpu=100).node("n1").obj(),
+            make_pod("big").priority(20).req(cpu=1000).node("n2").obj()]
+    pod = (make_pod("p").label("app", "web").priority(10).req(cpu=500)
+           .spread(1, "topology.kubernetes.io/zone", "DoNotSchedule", {"app": "web"}).obj())
+    h = FakeHandle(nodes, pods)
+    h.plugins = [PodTopologySpread(None, h), Fit(None, h)]
+    pl = DefaultPreemption(None, h)
+    state, d = h.cycle(pod)
+    assert d.node_to_status["n1"].plugin == "PodTopologySpread"
+    victims, n_pdb, status, _ = pl.select_victims_on_node(
+        state.clone(), pod, h.snapshot.get("n1").clone(), [])
+    assert ([p.key for p in victims], n_pdb, status) == (["default/w1", "default/w2"], 0, OK)
