@@ -88,6 +88,12 @@ class PodWrapper:
         ref = OwnerReference("apps/v1", kind, name, uid or f"uid-{name}", True)
         return self._set(owner_references=(ref,))
 
+    def owner_ref(self, api_version: str, kind: str, name: str,
+                  controller: bool = True) -> "PodWrapper":
+        """Append an owner reference with an explicit apiVersion and controller flag."""
+        ref = OwnerReference(api_version, kind, name, f"uid-{name}", controller)
+        return self._set(owner_references=tuple(self.f.get("owner_references", ())) + (ref,))
+
     def req(self, cpu: int | None = None, memory: int | None = None, **other: int) -> "PodWrapper":
         """Add a container with these requests (cpu millicores, memory bytes)."""
         c = Container(f"c{len(self.f['containers'])}", requests=_res(cpu, memory, **other))
