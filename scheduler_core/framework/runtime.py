@@ -1,0 +1,377 @@
+"""Framework: a profile's plugins and the ``run_<point>_plugins`` methods.
+
+Mirrors kube-scheduler v1.34 ``pkg/scheduler/framework/runtime/framework.go`` (plugin
+lists per extension point, PreFilter result merging, first rejecting Filter wins and is
+stamped with its plugin name, filters run twice with nominated pods, score
+normalization and weights) and ``backend/queue/nominator.go`` (the Nominator). The
+Framework is also the ``Handle`` plugins receive.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+from ..config import Profile
+from ..k8s.types import Pod
+from ..plugins import registry as reg
+from .cycle_state import CycleState
+from .interface import (MAX_NODE_SCORE, MIN_NODE_SCORE, SUCCESS, Code, Diagnosis, NodeScore,
+                        PostFilterResult, PreFilterResult, Status, as_status)
+from .snapshot import Snapshot
+from .types import NodeInfo, PodInfo, QueuedPodInfo, new_pod_info
+
+
+class Nominator:
+    """backend/queue/nominator.go: which pending pods are nominated to which node."""
+
+    def __init__(self) -> None:
+        self._by_node: dict[str, list[PodInfo]] = {}
+        self._node_of: dict[str, str] = {}
+
+    def add(self, pi: PodInfo, node_name: str) -> None:
+        """AddNominatedPod (replaces an earlier nomination of the same pod)."""
+        self.delete(pi.pod)
+        if not node_name:
+            return
+        self._node_of[pi.pod.key] = node_name
+        self._by_node.setdefault(node_name, []).append(pi)
+
+    def delete(self, pod: Pod) -> None:
+        """DeleteNominatedPodIfExists."""
+        node = self._node_of.pop(pod.key, None)
+        if node is None:
+            return
+        lst = [pi for pi in self._by_node.get(node, []) if pi.pod.key != pod.key]
+        if lst:
+            self._by_node[node] = lst
+        else:
+            self._by_node.pop(node, None)
+
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        return list(self._by_node.get(node_name, ()))
+
+    def node_of(self, pod: Pod) -> str:
+        return self._node_of.get(pod.key, "")
+
+
+@dataclass
+class HandleData:
+    """What the Framework shares with the simulation: the scenario's objects, the
+    nominator, the seeded generator and where evictions go."""
+
+    objects: Any
+    nominator: Nominator = field(default_factory=Nominator)
+    rng: random.Random = field(default_factory=lambda: random.Random(0))
+    on_evict: Callable[[Pod, Pod, str], None] | None = None
+    on_clear_nomination: Callable[[Pod], None] | None = None
+
+
+@dataclass
+class NodePluginScores:
+    """framework.NodePluginScores: normalized (unweighted) score per plugin and the
+    weighted total."""
+
+    name: str
+    plugins: dict[str, int]
+    total: int
+
+
+class Framework:
+    """frameworkImpl for one profile; implements the Handle protocol."""
+
+    def __init__(self, profile: Profile, handle_data: HandleData) -> None:
+        self.profile = profile
+        self.data = handle_data
+        self.objects = handle_data.objects
+        self.rng = handle_data.rng
+        self._snapshot = Snapshot(())
+        self.plugins: dict[str, Any] = {}
+        for name in profile.all_plugins():
+            cls = reg.load_plugin_class(name)
+            self.plugins[name] = cls(profile.args.get(name), self)
+        self.points = {point: [self.plugins[n] for n in profile.points(point)]
+                       for point in reg.EXTENSION_POINTS}
+
+    # --- Handle ------------------------------------------------------------------------
+    def snapshot_shared_lister(self) -> Snapshot:
+        return self._snapshot
+
+    def set_snapshot(self, snapshot: Snapshot) -> None:
+        self._snapshot = snapshot
+
+    def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        return self.data.nominator.nominated_pods_for_node(node_name)
+
+    def evict(self, victim: Pod, preemptor: Pod, node_name: str) -> None:
+        """Hand the victim to the simulation, which deletes it after this cycle."""
+        if self.data.on_evict is not None:
+            self.data.on_evict(victim, preemptor, node_name)
+
+    def clear_nominated_node_name(self, pod: Pod) -> None:
+        """Preemption clears lower-priority pods' nominations (util.ClearNominatedNodeName)."""
+        self.data.nominator.delete(pod)
+        if self.data.on_clear_nomination is not None:
+            self.data.on_clear_nomination(pod)
+
+    def percentage_of_nodes_to_score(self) -> int | None:
+        return self.profile.percentage_of_nodes_to_score
+
+    def has_filter_plugins(self) -> bool:
+        return bool(self.points[reg.FILTER])
+
+    def has_score_plugins(self) -> bool:
+        return bool(self.points[reg.SCORE])
+
+    def has_post_filter_plugins(self) -> bool:
+        return bool(self.points[reg.POST_FILTER])
+
+    # --- queueing ----------------------------------------------------------------------
+    def run_pre_enqueue_plugins(self, pod: Pod) -> Status:
+        """RunPreEnqueuePlugins: the first non-success status, stamped."""
+        for pl in self.points[reg.PRE_ENQUEUE]:
+            st = _call(pl.pre_enqueue, pod)
+            if not st.is_success():
+                return st.with_plugin(pl.NAME)
+        return SUCCESS
+
+    def queue_sort_less(self, a: QueuedPodInfo, b: QueuedPodInfo) -> bool:
+        """QueueSortFunc: the (single) QueueSort plugin's less."""
+        return self.points[reg.QUEUE_SORT][0].less(a, b)
+
+    # --- filtering ---------------------------------------------------------------------
+    def run_pre_filter_plugins(self, state: CycleState, pod: Pod
+                               ) -> tuple[PreFilterResult | None, Status, set[str]]:
+        """RunPreFilterPlugins: merge results, Skip drops a plugin's Filter,
+        UnschedulableAndUnresolvable stops at once, Unschedulable after all have run."""
+        nodes = self._snapshot.list()
+        result: PreFilterResult | None = None
+        with_nodes: set[str] = set()
+        skip: set[str] = set()
+        returned = SUCCESS
+        try:
+            for pl in self.points[reg.PRE_FILTER]:
+                r, s = _call_pair(pl.pre_filter, state, pod, nodes)
+                if s.is_skip():
+                    skip.add(pl.NAME)
+                    continue
+                if not s.is_success():
+                    s = s.with_plugin(pl.NAME)
+                    if s.code == Code.UnschedulableAndUnresolvable:
+                        return None, s, set()
+                    if s.code == Code.Unschedulable:
+                        returned = s
+                        continue
+                    return None, _wrap(s, f'running PreFilter plugin "{pl.NAME}"', pl.NAME), set()
+                if r is not None and not r.all_nodes():
+                    with_nodes.add(pl.NAME)
+                result = r if result is None else result.merge(r)
+                if result is not None and not result.all_nodes() and not result.node_names:
+                    return result, Status(Code.UnschedulableAndUnresolvable,
+                                          (_no_node_msg(with_nodes),)), with_nodes
+            return result, returned, with_nodes
+        finally:
+            state.skip_filter_plugins = skip
+
+    def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
+        """RunFilterPlugins: the first non-success status, stamped with its plugin."""
+        for pl in self.points[reg.FILTER]:
+            if pl.NAME in state.skip_filter_plugins:
+                continue
+            st = _call(pl.filter, state, pod, node_info)
+            if not st.is_success():
+                if not st.is_rejected():
+                    st = _wrap(st, f'running "{pl.NAME}" filter plugin', pl.NAME)
+                return st.with_plugin(pl.NAME)
+        return SUCCESS
+
+    def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
+                                               node_info: NodeInfo) -> Status:
+        """RunFilterPluginsWithNominatedPods: with >= priority nominated pods added, and
+        again without them when that passed."""
+        added, state2, info2 = self._add_ge_nominated_pods(pod, state, node_info)
+        if isinstance(added, Status):
+            return added
+        status = self.run_filter_plugins(state2, pod, info2)
+        if not status.is_success() or not added:
+            return status
+        return self.run_filter_plugins(state, pod, node_info)
+
+    def _add_ge_nominated_pods(self, pod: Pod, state: CycleState, node_info: NodeInfo):
+        nominated = self.nominated_pods_for_node(node_info.name)
+        if not nominated:
+            return False, state, node_info
+        info_out, state_out, added = node_info.clone(), state.clone(), False
+        for pi in nominated:
+            if pi.pod.priority >= pod.priority and pi.pod.key != pod.key:
+                info_out.add_pod_info(pi)
+                st = self.run_pre_filter_extension_add_pod(state_out, pod, pi, info_out)
+                if not st.is_success():
+                    return st, state, node_info
+                added = True
+        return added, state_out, info_out
+
+    def run_pre_filter_extension_add_pod(self, state: CycleState, pod_to_schedule: Pod,
+                                         pod_info_to_add: PodInfo, node_info: NodeInfo) -> Status:
+        return self._run_extension("add_pod", "AddPod", state, pod_to_schedule,
+                                   pod_info_to_add, node_info)
+
+    def run_pre_filter_extension_remove_pod(self, state: CycleState, pod_to_schedule: Pod,
+                                            pod_info_to_remove: PodInfo,
+                                            node_info: NodeInfo) -> Status:
+        return self._run_extension("remove_pod", "RemovePod", state, pod_to_schedule,
+                                   pod_info_to_remove, node_info)
+
+    def _run_extension(self, method: str, label: str, state: CycleState, pod: Pod,
+                       pi: PodInfo, node_info: NodeInfo) -> Status:
+        for pl in self.points[reg.PRE_FILTER]:
+            ext = pl.pre_filter_extensions()
+            if ext is None or pl.NAME in state.skip_filter_plugins:
+                continue
+            st = _call(getattr(ext, method), state, pod, pi, node_info)
+            if not st.is_success():
+                return _wrap(st, f'running {label} on PreFilter plugin "{pl.NAME}"', pl.NAME)
+        return SUCCESS
+
+    def run_post_filter_plugins(self, state: CycleState, pod: Pod, diagnosis: Diagnosis
+                                ) -> tuple[PostFilterResult | None, Status]:
+        """RunPostFilterPlugins: until the first Success, Error or Unresolvable."""
+        result, reasons, rejector = None, [], ""
+        for pl in self.points[reg.POST_FILTER]:
+            r, s = _call_pair(pl.post_filter, state, pod, diagnosis)
+            if s.is_success():
+                return r, s
+            if s.code == Code.UnschedulableAndUnresolvable:
+                return r, s.with_plugin(pl.NAME)
+            if not s.is_rejected():
+                return None, Status(Code.Error, s.reasons, pl.NAME)
+            if r is not None and r.nominating_info is not None and \
+                    r.nominating_info.mode != "Noop":
+                result = r
+            reasons += s.reasons
+            rejector = rejector or pl.NAME
+        return result, Status(Code.Unschedulable, tuple(reasons), rejector)
+
+    # --- scoring -----------------------------------------------------------------------
+    def run_pre_score_plugins(self, state: CycleState, pod: Pod,
+                              nodes: Sequence[NodeInfo]) -> Status:
+        """RunPreScorePlugins: Skip drops a plugin's Score; anything else fails."""
+        skip: set[str] = set()
+        try:
+            for pl in self.points[reg.PRE_SCORE]:
+                st = _call(pl.pre_score, state, pod, nodes)
+                if st.is_skip():
+                    skip.add(pl.NAME)
+                    continue
+                if not st.is_success():
+                    return _wrap(st, f'running PreScore plugin "{pl.NAME}"', pl.NAME)
+            return SUCCESS
+        finally:
+            state.skip_score_plugins = skip
+
+    def run_score_plugins(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+                          ) -> tuple[list[NodePluginScores], Status]:
+        """RunScorePlugins: score, normalize, check 0..100, weight and sum."""
+        plugins = [pl for pl in self.points[reg.SCORE] if pl.NAME not in state.skip_score_plugins]
+        per_plugin: dict[str, list[NodeScore]] = {}
+        for pl in plugins:
+            scores = []
+            for ni in nodes:
+                s, st = _call_pair(pl.score, state, pod, ni)
+                if not st.is_success():
+                    return [], _wrap(st, f'running Score plugins: plugin "{pl.NAME}" failed with',
+                                     pl.NAME)
+                scores.append(NodeScore(ni.name, s))
+            per_plugin[pl.NAME] = scores
+        for pl in plugins:
+            ext = pl.score_extensions()
+            if ext is None:
+                continue
+            st = _call(ext.normalize_score, state, pod, per_plugin[pl.NAME])
+            if not st.is_success():
+                return [], _wrap(st, f'running Normalize on Score plugins: plugin "{pl.NAME}" '
+                                 "failed with", pl.NAME)
+        return self._weigh(plugins, per_plugin, nodes)
+
+    def _weigh(self, plugins: list, per_plugin: dict[str, list[NodeScore]],
+               nodes: Sequence[NodeInfo]) -> tuple[list[NodePluginScores], Status]:
+        out = []
+        for i, ni in enumerate(nodes):
+            scores, total = {}, 0
+            for pl in plugins:
+                s = per_plugin[pl.NAME][i].score
+                if s > MAX_NODE_SCORE or s < MIN_NODE_SCORE:
+                    return [], Status(Code.Error, (
+                        f'applying score defaultWeights on Score plugins: plugin "{pl.NAME}" '
+                        f"returns an invalid score {s}, it should in the range of "
+                        f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",), pl.NAME)
+                scores[pl.NAME] = s
+                total += s * self.profile.weights.get(pl.NAME, 1)
+            out.append(NodePluginScores(ni.name, scores, total))
+        return out, SUCCESS
+
+    # --- reserve / bind ----------------------------------------------------------------
+    def run_reserve_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        for pl in self.points[reg.RESERVE]:
+            st = _call(pl.reserve, state, pod, node_name)
+            if not st.is_success():
+                return st.with_plugin(pl.NAME)
+        return SUCCESS
+
+    def run_bind_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """RunBindPlugins: the first plugin that does not Skip binds."""
+        for pl in self.points[reg.BIND]:
+            st = _call(pl.bind, state, pod, node_name)
+            if st.is_skip():
+                continue
+            return st if st.is_success() else st.with_plugin(pl.NAME)
+        return Status(Code.Skip)
+
+    # --- explanations ------------------------------------------------------------------
+    def explain(self, state: CycleState, pod: Pod) -> dict:
+        """Each plugin's ``explain`` of this cycle (plugins without one are absent)."""
+        out = {}
+        for name, pl in self.plugins.items():
+            fn = getattr(pl, "explain", None)
+            if fn is None:
+                continue
+            try:
+                data = fn(state, pod)
+            except Exception as err:  # noqa: BLE001 - an explanation must not break a run
+                data = {"error": f"{type(err).__name__}: {err}"}
+            if data is not None:
+                out[name] = data
+        return out
+
+
+def _no_node_msg(plugins: set[str]) -> str:
+    names = sorted(plugins)
+    if len(names) == 1:
+        return f"node(s) didn't satisfy plugin {names[0]}"
+    return f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
+
+
+def _wrap(st: Status, prefix: str, plugin: str) -> Status:
+    """An Error status whose message says where it came from (fmt.Errorf %w)."""
+    return Status(Code.Error, (f"{prefix}: {st.message()}",), plugin)
+
+
+def _call(fn, *args) -> Status:
+    try:
+        st = fn(*args)
+    except Exception as err:  # noqa: BLE001 - AsStatus: a plugin bug is an Error status
+        return as_status(err)
+    return st if st is not None else SUCCESS
+
+
+def _call_pair(fn, *args):
+    try:
+        a, st = fn(*args)
+    except Exception as err:  # noqa: BLE001
+        return None, as_status(err)
+    return a, (st if st is not None else SUCCESS)
+
+
+def pod_info(pod: Pod) -> PodInfo:
+    """new_pod_info, re-exported for the simulator."""
+    return new_pod_info(pod)

@@ -1,0 +1,4 @@
+"""PrioritySort: QueueSort. Writes no CycleState keys."""
+from .priority_sort import PrioritySort
+
+__all__ = ["PrioritySort"]

@@ -1,0 +1,247 @@
+"""The scheduling loop: queue, cycles, binds, preemption, evictions, events.
+
+Mirrors kube-scheduler v1.34 ``pkg/scheduler/schedule_one.go`` (scheduleOne,
+schedulingCycle, handleSchedulingFailure) driven by the queue model of ``queue.py``,
+without wall-clock time: it stops when the active queue is empty. Ties are broken by
+``random.Random(seed)``, so a run repeats.
+"""
+from __future__ import annotations
+
+import dataclasses
+import random
+
+from .framework.cycle_state import CycleState
+from .framework.fit_error import FitError
+from .framework.runtime import Framework, HandleData, Nominator
+from .framework.snapshot import Snapshot
+from .framework.types import NodeInfo, QueuedPodInfo, new_pod_info
+from .k8s.types import Pod
+from .queue import SchedulingQueue
+from .schedule_one import CycleRecord, Scheduler, SchedulingError
+from . import trace
+
+SCHEDULED, UNSCHEDULABLE, GATED = "Scheduled", "Unschedulable", "Gated"
+
+
+def build_frameworks(scenario, data: HandleData) -> dict[str, Framework]:
+    """One Framework per profile, keyed by schedulerName."""
+    return {name: Framework(p, data) for name, p in scenario.config.profiles.items()}
+
+
+def build_node_infos(scenario) -> dict[str, NodeInfo]:
+    """NodeInfos in node order with the bound pods added (the scheduler cache)."""
+    infos = {n.name: NodeInfo(n) for n in scenario.nodes}
+    for p in scenario.pods:
+        if p.node_name and p.node_name in infos:
+            infos[p.node_name].add_pod(p)
+    _image_states(infos)
+    return infos
+
+
+def _image_states(infos: dict[str, NodeInfo]) -> None:
+    """Fill NodeInfo.image_states (cache.go createImageStateSummary)."""
+    from .framework.types import ImageStateSummary
+    count: dict[str, int] = {}
+    for ni in infos.values():
+        for img in ni.node.images:
+            for name in img.names:
+                count[name] = count.get(name, 0) + 1
+    for ni in infos.values():
+        for img in ni.node.images:
+            for name in img.names:
+                ni.image_states[name] = ImageStateSummary(img.size_bytes, count[name])
+
+
+class Simulation:
+    """State of one run: the cluster, the queue, nominations, events and results."""
+
+    def __init__(self, scenario, seed: int = 0, detail: bool = True) -> None:
+        self.scenario = scenario
+        self.detail = detail
+        self.rng = random.Random(seed)
+        self.nominator = Nominator()
+        self.data = HandleData(scenario, self.nominator, self.rng, self._on_evict,
+                               self._on_clear_nomination)
+        self.frameworks = build_frameworks(scenario, self.data)
+        self.scheduler = Scheduler(scenario.config.percentage_of_nodes_to_score, self.rng)
+        self.node_infos = build_node_infos(scenario)
+        first = next(iter(self.frameworks.values()))
+        self.queue = SchedulingQueue(first.queue_sort_less)
+        self.pending: dict[str, Pod] = {}  # key -> current value (nominations change it)
+        self.results: dict[str, dict] = {}  # key -> pods[] entry, first-attempt order
+        self.gated: list[Pod] = []
+        self.evicted: list[str] = []
+        self.events: list[dict] = []
+        self.cycles: list[dict] = []
+        self.cycle = 0
+        self._evictions: list[tuple[Pod, Pod, str]] = []
+        self.warnings = list(scenario.warnings)
+
+    # --- setup -------------------------------------------------------------------------
+    def enqueue_pending(self) -> None:
+        """Every pending pod: gated ones held back, the rest in the active queue."""
+        for pod in self.scenario.pods:
+            if pod.node_name:
+                continue
+            fwk = self.frameworks.get(pod.scheduler_name)
+            if fwk is None:
+                self.warnings.append(f"pod {pod.key}: schedulerName {pod.scheduler_name!r} "
+                                     "matches no profile; kube-scheduler ignores it")
+                continue
+            self.pending[pod.key] = pod
+            if not fwk.run_pre_enqueue_plugins(pod).is_success():
+                self.gated.append(pod)
+                continue
+            if pod.nominated_node_name:
+                self.nominator.add(new_pod_info(pod), pod.nominated_node_name)
+            self.queue.add(QueuedPodInfo(new_pod_info(pod), timestamp=pod.creation_timestamp))
+
+    def run(self) -> None:
+        limit = 50 * (len(self.pending) + 1) + 1000
+        while len(self.queue):
+            if self.cycle >= limit:
+                self.warnings.append(f"stopped after {limit} scheduling cycles")
+                break
+            qpi = self.queue.pop()
+            pod = self.pending.get(qpi.pod.key)
+            if pod is None:
+                continue
+            self.schedule_one(qpi, pod)
+
+    # --- one pod -------------------------------------------------------------------------
+    def schedule_one(self, qpi: QueuedPodInfo, pod: Pod) -> None:
+        """scheduleOne: a cycle, then bind or handle the failure; evictions afterwards."""
+        if pod.deletion_timestamp is not None:
+            self._skip_deleting(pod)
+            return
+        self.cycle += 1
+        qpi.attempts += 1
+        fwk = self.frameworks[pod.scheduler_name]
+        qpi.pod_info = new_pod_info(pod)
+        state, record = CycleState(), CycleRecord()
+        snapshot = Snapshot(self.node_infos.values())
+        cyc = {"cycle": self.cycle, "pod": pod.key, "attempt": qpi.attempts}
+        self.results.setdefault(pod.key, {"pod": pod.key})
+        try:
+            result = self.scheduler.schedule_pod(fwk, state, pod, snapshot, record)
+        except FitError as fe:
+            self._fit_failure(fwk, state, qpi, pod, fe, cyc)
+        except SchedulingError as se:
+            self._failure(qpi, pod, se.status.message(), set(), cyc)
+        else:
+            self._bind(fwk, state, qpi, pod, result.suggested_host, cyc)
+        cyc.update(trace.cycle_json(record, self.detail))
+        if self.detail:
+            cyc["plugins"] = fwk.explain(state, pod)
+        self.cycles.append(cyc)
+        self._apply_evictions()
+
+    def _skip_deleting(self, pod: Pod) -> None:
+        """skipPodSchedule: a terminating pending pod is never scheduled."""
+        msg = f"skip schedule deleting pod: {pod.key}"
+        self._event("Warning", "FailedScheduling", pod, msg)
+        self.results[pod.key] = {"pod": pod.key, "outcome": UNSCHEDULABLE, "node": None,
+                                 "nominatedNode": pod.nominated_node_name or None,
+                                 "message": msg}
+        self.pending.pop(pod.key, None)
+
+    def _bind(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, pod: Pod,
+              host: str, cyc: dict) -> None:
+        st = fwk.run_reserve_plugins(state, pod, host)
+        if st.is_success():
+            st = fwk.run_bind_plugins(state, pod, host)
+        if not st.is_success():
+            self._failure(qpi, pod, st.message(), {st.plugin} if st.plugin else set(), cyc)
+            return
+        bound = dataclasses.replace(pod, node_name=host, nominated_node_name="", phase="Running")
+        self.node_infos[host].add_pod(bound)
+        self.nominator.delete(pod)
+        del self.pending[pod.key]
+        self.results[pod.key] = {"pod": pod.key, "outcome": SCHEDULED, "node": host}
+        self._event("Normal", "Scheduled", pod,
+                    f"Successfully assigned {pod.key} to {host}", host)
+        cyc.update(result=SCHEDULED, node=host, message=None)
+        self.queue.move_after_assigned_pod_add()
+
+    def _fit_failure(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, pod: Pod,
+                     fe: FitError, cyc: dict) -> None:
+        """schedulingCycle's FitError branch: PostFilter (preemption), then the failure."""
+        nominated = None
+        if fwk.has_post_filter_plugins():
+            result, st = fwk.run_post_filter_plugins(state, pod, fe.diagnosis)
+            fe.diagnosis.post_filter_msg = st.message()
+            if result is not None:
+                nominated = result.nominating_info
+        self._failure(qpi, pod, str(fe), set(fe.diagnosis.unschedulable_plugins), cyc, nominated)
+
+    def _failure(self, qpi: QueuedPodInfo, pod: Pod, message: str, plugins: set[str],
+                 cyc: dict, nominating=None) -> None:
+        """handleSchedulingFailure: event, nomination update, unschedulable pool."""
+        self._event("Warning", "FailedScheduling", pod, message)
+        if nominating is not None and nominating.mode == "Override":
+            pod = self._set_nomination(pod, nominating.nominated_node_name)
+        qpi.unschedulable_plugins = plugins
+        self.queue.add_unschedulable(qpi)
+        self.results[pod.key] = {"pod": pod.key, "outcome": UNSCHEDULABLE, "node": None,
+                                 "nominatedNode": pod.nominated_node_name or None,
+                                 "message": message}
+        cyc.update(result=UNSCHEDULABLE, node=None, message=message)
+
+    def _set_nomination(self, pod: Pod, node: str) -> Pod:
+        pod = dataclasses.replace(pod, nominated_node_name=node)
+        self.pending[pod.key] = pod
+        self.nominator.add(new_pod_info(pod), node)
+        if node:
+            self._event("Normal", "Nominated", pod,
+                        f"Pod {pod.key} is nominated to node {node}", node)
+        return pod
+
+    # --- handle callbacks ------------------------------------------------------------------
+    def _on_evict(self, victim: Pod, preemptor: Pod, node: str) -> None:
+        self._evictions.append((victim, preemptor, node))
+
+    def _on_clear_nomination(self, pod: Pod) -> None:
+        current = self.pending.get(pod.key)
+        if current is not None:
+            self.pending[pod.key] = dataclasses.replace(current, nominated_node_name="")
+            if pod.key in self.results and "nominatedNode" in self.results[pod.key]:
+                self.results[pod.key]["nominatedNode"] = None
+
+    def _apply_evictions(self) -> None:
+        """The victims' DELETEs land after the preemptor's cycle; every pooled pod moves."""
+        if not self._evictions:
+            return
+        for victim, preemptor, node in self._evictions:
+            ni = self.node_infos.get(node)
+            if ni is None or not ni.remove_pod(victim):
+                continue
+            self.evicted.append(victim.key)
+            self._event("Normal", "Preempted", victim,
+                        f"Preempted by pod {preemptor.uid or preemptor.key} on node {node}", node)
+        self._evictions.clear()
+        self.queue.move_all_to_active()
+
+    def _event(self, type_: str, reason: str, pod: Pod, message: str, node: str | None = None
+               ) -> None:
+        ev = {"seq": len(self.events) + 1, "cycle": self.cycle, "type": type_,
+              "reason": reason, "pod": pod.key}
+        if node:
+            ev["node"] = node
+        ev["message"] = message
+        self.events.append(ev)
+
+    # --- output ------------------------------------------------------------------------
+    def result(self) -> dict:
+        pods = list(self.results.values())
+        pods += [{"pod": p.key, "outcome": GATED, "node": None} for p in self.gated]
+        return {"pods": pods, "evicted": list(self.evicted), "events": self.events,
+                "cycles": self.cycles, "nodes": trace.nodes_json(self.node_infos.values()),
+                "warnings": self.warnings}
+
+
+def simulate(scenario, seed: int = 0, detail: bool = True) -> dict:
+    """Run the whole scheduling loop over a Scenario; JSON-ready result."""
+    sim = Simulation(scenario, seed, detail)
+    sim.enqueue_pending()
+    sim.run()
+    return sim.result()
