@@ -9,11 +9,11 @@ import pytest
 from scheduler_core.config_args import InterPodAffinityArgs
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import Code, NodeScore, Status
+from scheduler_core.framework.types import new_pod_info
 from scheduler_core.k8s.types import Node, Pod, PodAffinityTerm
 from scheduler_core.plugins.interpodaffinity import InterPodAffinity
 from scheduler_core.plugins.interpodaffinity.scoring import (PRE_SCORE_STATE_KEY, PreScoreState,
                                                              normalize_scores)
-from scheduler_core.framework.types import new_pod_info
 from tests.core.wrappers import make_pod, selector
 
 from .fake_handle import TEAM_NAMESPACES, FakeHandle, node, sel_in
