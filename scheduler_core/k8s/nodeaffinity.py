@@ -10,6 +10,7 @@ field requirements support ``metadata.name`` with In/NotIn and exactly one value
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -22,6 +23,30 @@ OBJECT_NAME_FIELD = "metadata.name"  # metav1.ObjectNameField
 
 class NodeSelectorParseError(ValueError):
     """A node selector requirement that labels.NewRequirement or the field selector rejects."""
+
+
+# apimachinery util/validation: qualified names, DNS-1123 subdomains, label values
+_QUALIFIED_NAME = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_DNS1123_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+
+
+def _valid_label_key(key: str) -> bool:
+    """validation.IsQualifiedName: [prefix/]name, name <= 63, prefix a DNS subdomain."""
+    parts = key.split("/")
+    if len(parts) == 2:
+        prefix, name = parts
+        if not prefix or len(prefix) > 253 or not _DNS1123_SUBDOMAIN.fullmatch(prefix):
+            return False
+    elif len(parts) == 1:
+        name = parts[0]
+    else:
+        return False
+    return 0 < len(name) <= 63 and bool(_QUALIFIED_NAME.fullmatch(name))
+
+
+def _valid_label_value(v: str) -> bool:
+    """validation.IsValidLabelValue: empty, or a qualified name part of <= 63 characters."""
+    return v == "" or (len(v) <= 63 and bool(_QUALIFIED_NAME.fullmatch(v)))
 
 
 def _parse_int64(s: str) -> int | None:
@@ -61,8 +86,14 @@ class _LabelReq:
 
 
 def _label_req(r: NodeSelectorRequirement) -> _LabelReq:
-    """labels.NewRequirement's operator/value checks (nodeSelectorRequirementsAsSelector)."""
+    """labels.NewRequirement's checks (nodeSelectorRequirementsAsSelector): key, operator,
+    value count, Gt/Lt integers, and every value a valid label value."""
     op, vals = r.operator, r.values
+    if not _valid_label_key(r.key):
+        raise NodeSelectorParseError(f"key: invalid label key {r.key!r}")
+    bad = [v for v in vals if not _valid_label_value(v)]
+    if bad:
+        raise NodeSelectorParseError(f"values: invalid label value {bad[0]!r}")
     if op in (IN, NOT_IN):
         if not vals:
             raise NodeSelectorParseError(f"{op}: values must be non-empty")

@@ -130,8 +130,6 @@ class NodeAffinity(Plugin):
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
         """PreScore: compile the preferred terms; Skip when neither pod nor profile has any."""
-        if not nodes:
-            return SUCCESS
         try:
             pref = _pod_preferred_node_affinity(pod)
         except NodeSelectorParseError as e:

@@ -73,8 +73,8 @@ class TaintToleration(Plugin):
         try:
             s = state.read(PRE_SCORE_STATE_KEY)
         except KeyError:
-            return 0, new_status(Code.Error, f'reading "{PRE_SCORE_STATE_KEY}" from cycleState: '
-                                             "not found")
+            return 0, new_status(Code.Error, f'failed to read "{PRE_SCORE_STATE_KEY}" from '
+                                             "cycleState: not found")
         return count_intolerable_taints_prefer_no_schedule(
             node_info.node.taints, s.tolerations_prefer_no_schedule), SUCCESS
 
