@@ -25,10 +25,9 @@ $(VENV)/.installed-dev: pyproject.toml | $(PY)
 run: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput -v 0
 	$(PY) manage.py load_examples
-	@set -m; \
-	$(PY) -m celery -A webapp worker -B -l info --concurrency 2 \
+	@$(PY) -m celery -A webapp worker -B -l info --concurrency 2 \
 		-s .data/celerybeat-schedule > .data/worker.log 2>&1 & WORKER=$$!; \
-	trap 'kill -TERM -- -$$WORKER 2>/dev/null; wait $$WORKER 2>/dev/null; echo "worker stopped"' EXIT; \
+	trap 'kill -TERM $$WORKER 2>/dev/null; wait $$WORKER 2>/dev/null; echo "worker stopped"' EXIT; \
 	trap 'exit 0' INT TERM; \
 	echo ""; \
 	echo "  Whatif is at http://127.0.0.1:$(PORT)/  (log in as demo / demo)"; \
