@@ -129,6 +129,8 @@ def new_scorer(args: NodeResourcesFitArgs) -> ResourceAllocationScorer:
     elif st.type == MOST_ALLOCATED:
         fn = most_resource_scorer(res)
     elif st.type == REQUESTED_TO_CAPACITY_RATIO:
+        if not st.shape:  # ValidateNodeResourcesFitArgs: shape is required
+            raise ValueError("scoringStrategy.requestedToCapacityRatio.shape: Required value")
         fn = requested_to_capacity_ratio_scorer(res, st.shape)
     else:
         raise ValueError(f"scoring strategy {st.type} is not supported")

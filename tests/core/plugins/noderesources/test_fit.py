@@ -201,6 +201,22 @@ def test_score(case):
     assert run_scores(Fit(case.args, None), case.pod, case.nodes, case.bound) == case.want
 
 
-def test_unknown_strategy_is_rejected():
+@pytest.mark.parametrize("args", [strategy("Bogus"), strategy(REQUESTED_TO_CAPACITY_RATIO)],
+                         ids=["unknown strategy", "ratio without shape"])
+def test_bad_scoring_strategy_is_rejected(args):
     with pytest.raises(ValueError):
-        Fit(strategy("Bogus"), None)
+        Fit(args, None)
+
+
+def test_explain_reports_filter_and_score_requests():
+    pl = Fit(None, None)
+    pod = make_pod("p").req(500, GI, **{FOO: 1}).obj()
+    state = CycleState()
+    infos = node_infos([node()])
+    pl.pre_filter(state, pod, infos)
+    pl.pre_score(state, pod, infos)
+    assert pl.explain(state, pod) == {
+        "scoringStrategy": "LeastAllocated",
+        "filterRequests": {"cpu": 500, "memory": GI, "ephemeral-storage": 0, FOO: 1},
+        "scoreRequests": {"cpu": 500, "memory": GI},
+    }
