@@ -1,0 +1,306 @@
+"""Scenario loading: quantities, API defaults, priorities, workloads and bad input."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import pytest
+
+from scheduler_core.errors import ScenarioError
+from scheduler_core.k8s import quantity
+from scheduler_core.k8s.types import Taint, Toleration, TopologySpreadConstraint
+from scheduler_core.scenario import load_scenario
+
+NODE = """
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {zone: a}}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
+"""
+
+
+def pod_yaml(name: str = "p", spec: str = "containers: [{name: c}]", extra: str = "") -> str:
+    return f"""
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}}}
+spec: {{{spec}}}
+{extra}"""
+
+
+# --- quantities -----------------------------------------------------------------------
+@dataclass
+class Q:
+    text: object
+    exact: Fraction
+    milli: int
+    value: int
+
+
+QUANTITIES = [
+    Q("500m", Fraction(1, 2), 500, 1),
+    Q("1Gi", Fraction(2 ** 30), 2 ** 30 * 1000, 2 ** 30),
+    Q("2", Fraction(2), 2000, 2),
+    Q("1e3", Fraction(1000), 1_000_000, 1000),
+    Q("0.5", Fraction(1, 2), 500, 1),
+    Q("100M", Fraction(10 ** 8), 10 ** 11, 10 ** 8),
+    Q("1Ki", Fraction(1024), 1_024_000, 1024),
+    Q("1.5", Fraction(3, 2), 1500, 2),
+    Q("1n", Fraction(1, 10 ** 9), 1, 1),
+    Q("250u", Fraction(1, 4000), 1, 1),
+    Q(3, Fraction(3), 3000, 3),
+    Q("7k", Fraction(7000), 7_000_000, 7000),
+    Q("1E-3", Fraction(1, 1000), 1, 1),
+]
+
+
+@pytest.mark.parametrize("q", QUANTITIES, ids=lambda q: f"quantity {q.text}")
+def test_quantity_parses_exactly_and_rounds_up(q: Q) -> None:
+    exact = quantity.parse_quantity(q.text)
+    assert (exact, quantity.milli_value(exact), quantity.value(exact)) == (q.exact, q.milli,
+                                                                          q.value)
+
+
+@pytest.mark.parametrize("text,msg", [
+    ("abc", quantity.ERR_FORMAT_WRONG), ("1Xi", quantity.ERR_FORMAT_WRONG),
+    ("", quantity.ERR_FORMAT_WRONG), ("1e", quantity.ERR_SUFFIX), (True, quantity.ERR_FORMAT_WRONG),
+], ids=["letters", "unknown suffix", "empty", "bare exponent", "boolean"])
+def test_bad_quantity_has_upstream_message(text, msg) -> None:
+    with pytest.raises(quantity.QuantityError) as e:
+        quantity.parse_quantity(text)
+    assert str(e.value) == msg
+
+
+# --- parsing and defaults -------------------------------------------------------------
+def test_node_fields_are_parsed_in_engine_units() -> None:
+    s = load_scenario(NODE + """---
+apiVersion: v1
+kind: Node
+metadata: {name: n2}
+spec:
+  unschedulable: true
+  taints: [{key: k, value: v, effect: NoSchedule}]
+status: {capacity: {cpu: 500m, memory: 1Gi}}
+""")
+    n1, n2 = s.nodes
+    assert dict(n1.allocatable) == {"cpu": 2000, "memory": 4 * 2 ** 30, "pods": 110}
+    assert dict(n2.allocatable) == {"cpu": 500, "memory": 2 ** 30}  # capacity fallback
+    assert (n2.unschedulable, n2.taints) == (True, (Taint("k", "v", "NoSchedule"),))
+
+
+def test_pod_defaults_and_requests_from_limits() -> None:
+    s = load_scenario(pod_yaml(spec="""containers: [{name: c, resources: {limits: {cpu: "1",
+        memory: 1Gi}, requests: {cpu: 250m}}}], tolerations: [{key: k, operator: Exists}]"""))
+    p = s.pods[0]
+    assert (p.namespace, p.scheduler_name, p.priority, p.preemption_policy) == (
+        "default", "default-scheduler", 0, "PreemptLowerPriority")
+    assert dict(p.requests) == {"cpu": 250, "memory": 2 ** 30}
+    assert p.tolerations == (Toleration("k", "Exists"),)
+    assert s.namespaces["default"] == {"kubernetes.io/metadata.name": "default"}
+
+
+def test_spread_constraint_is_parsed_as_written() -> None:
+    s = load_scenario(pod_yaml(spec="""containers: [{name: c}], topologySpreadConstraints: [
+        {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, minDomains: 3,
+         labelSelector: {matchLabels: {app: web}}}]"""))
+    c = s.pods[0].topology_spread_constraints[0]
+    assert (c.max_skew, c.topology_key, c.when_unsatisfiable, c.min_domains,
+            c.node_affinity_policy, c.node_taints_policy) == (1, "zone", "DoNotSchedule", 3,
+                                                              None, None)
+    assert dict(c.label_selector.match_labels) == {"app": "web"}
+
+
+PRIORITY_CLASSES = """
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+preemptionPolicy: Never
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: base}
+value: 10
+globalDefault: true
+"""
+
+
+@pytest.mark.parametrize("spec,want", [
+    ("containers: [{name: c}], priorityClassName: high", (1000, "Never")),
+    ("containers: [{name: c}]", (10, "PreemptLowerPriority")),
+    ("containers: [{name: c}], priority: 5", (5, "PreemptLowerPriority")),
+    ("containers: [{name: c}], priorityClassName: system-node-critical", (2000001000,
+                                                                          "PreemptLowerPriority")),
+], ids=["named class gives value and policy", "global default class applies",
+        "spec.priority wins", "built-in system class"])
+def test_priority_resolution(spec, want) -> None:
+    p = load_scenario(pod_yaml(spec=spec) + PRIORITY_CLASSES).pods[0]
+    assert (p.priority, p.preemption_policy) == want
+
+
+def test_list_items_and_json_and_file_order() -> None:
+    text = ('{"apiVersion": "v1", "kind": "List", "items": ['
+            '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "b"}, "spec": {}},'
+            '{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "a"}, "spec": {}}]}')
+    s = load_scenario(text, "s.json")
+    assert [(p.name, p.file_index) for p in s.pods] == [("b", 0), ("a", 1)]
+
+
+def test_unknown_kind_is_a_warning_and_finished_pods_are_ignored() -> None:
+    s = load_scenario(NODE + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"
+                      + "---" + pod_yaml(extra="status: {phase: Succeeded}"))
+    assert (s.pods, s.warnings) == ((), ("scenario.yaml: ignoring object #2 of unsupported "
+                                         "kind 'ConfigMap'",))
+
+
+def test_pod_bound_to_missing_node_is_ignored_with_warning() -> None:
+    s = load_scenario(pod_yaml(spec="containers: [{name: c}], nodeName: ghost"))
+    assert s.pods == ()
+    assert s.warnings == ("scenario.yaml: Pod default/p: spec.nodeName: node 'ghost' is not "
+                          "in the scenario; pod ignored",)
+
+
+def test_namespace_labels_include_metadata_name() -> None:
+    s = load_scenario("apiVersion: v1\nkind: Namespace\nmetadata: {name: team, labels: {a: b}}")
+    assert s.namespaces["team"] == {"a": "b", "kubernetes.io/metadata.name": "team"}
+
+
+# --- workload expansion ---------------------------------------------------------------
+RS = """
+apiVersion: apps/v1
+kind: {kind}
+metadata: {{name: web, creationTimestamp: "2026-01-01T00:00:00Z"}}
+spec:
+  replicas: 3
+  selector: {{matchLabels: {{app: web}}}}
+  template:
+    metadata: {{labels: {{app: web}}}}
+    spec: {{containers: [{{name: c, resources: {{requests: {{cpu: 100m}}}}}}]}}
+"""
+OWNED = pod_yaml("web-0", extra="") .replace(
+    "metadata: {name: web-0}", "metadata: {name: web-0, labels: {app: web}, ownerReferences: "
+    "[{apiVersion: apps/v1, kind: StatefulSet, name: web, uid: u}]}")
+
+
+def test_statefulset_scales_to_missing_ordinals() -> None:
+    s = load_scenario(OWNED + "---" + RS.format(kind="StatefulSet"))
+    assert [p.name for p in s.pods] == ["web-0", "web-1", "web-2"]
+    assert s.pods[1].owner_references[0].kind == "StatefulSet"
+    assert s.pods[1].creation_timestamp == 1767225600.0
+    assert dict(s.pods[2].requests) == {"cpu": 100}
+
+
+def test_replicaset_generated_names_are_deterministic() -> None:
+    a = load_scenario(RS.format(kind="ReplicaSet"))
+    b = load_scenario(RS.format(kind="ReplicaSet"))
+    names = [p.name for p in a.pods]
+    assert names == [p.name for p in b.pods] and len(set(names)) == 3
+    assert all(n.startswith("web-") and len(n) == 9 for n in names)
+
+
+# --- bad input -------------------------------------------------------------------------
+BAD = [
+    ("malformed YAML", "a: [1, 2\n", "scenario.yaml: invalid YAML: did not find expected ',' or "
+     "']' (line 2, column 1)"),
+    ("a document that is not a mapping", "- 1\n- 2\n", "scenario.yaml: each document must be a "
+     "Kubernetes object (a mapping), not list"),
+    ("missing kind", "apiVersion: v1\nmetadata: {name: x}\n", "scenario.yaml: object #1: kind: "
+     "Required value"),
+    ("missing name", "apiVersion: v1\nkind: Pod\nmetadata: {}\n", "scenario.yaml: Pod #1: "
+     "metadata.name: Required value: name or generateName is required"),
+    ("wrong type", pod_yaml(spec="containers: {name: c}"), "scenario.yaml: Pod default/p: "
+     "spec.containers: must be a list, not an object"),
+    ("negative quantity", pod_yaml(spec="containers: [{name: c, resources: {requests: "
+                                        "{cpu: -1}}}]"),
+     "scenario.yaml: Pod default/p: spec.containers[0].resources.requests.cpu: Invalid value: "
+     "\"-1\": must be greater than or equal to 0"),
+    ("invalid quantity", pod_yaml(spec="containers: [{name: c, resources: {limits: "
+                                       "{memory: lots}}}]"),
+     "scenario.yaml: Pod default/p: spec.containers[0].resources.limits.memory: Invalid value: "
+     "\"lots\": " + quantity.ERR_FORMAT_WRONG),
+    ("maxSkew zero", pod_yaml(spec="topologySpreadConstraints: [{maxSkew: 0, topologyKey: z, "
+                                   "whenUnsatisfiable: DoNotSchedule}]"),
+     "scenario.yaml: Pod default/p: spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: "
+     "must be greater than zero"),
+    ("unknown whenUnsatisfiable", pod_yaml(spec="topologySpreadConstraints: [{maxSkew: 1, "
+                                                "topologyKey: z, whenUnsatisfiable: Maybe}]"),
+     "scenario.yaml: Pod default/p: spec.topologySpreadConstraints[0].whenUnsatisfiable: "
+     "Unsupported value: \"Maybe\": supported values: \"DoNotSchedule\", \"ScheduleAnyway\""),
+    ("minDomains with ScheduleAnyway", pod_yaml(spec="topologySpreadConstraints: [{maxSkew: 1, "
+                                                     "topologyKey: z, whenUnsatisfiable: "
+                                                     "ScheduleAnyway, minDomains: 2}]"),
+     "scenario.yaml: Pod default/p: spec.topologySpreadConstraints[0].minDomains: Invalid value: "
+     "2: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway"),
+    ("duplicate constraint pair", pod_yaml(spec="topologySpreadConstraints: [{maxSkew: 1, "
+                                                "topologyKey: z, whenUnsatisfiable: "
+                                                "DoNotSchedule}, {maxSkew: 2, topologyKey: z, "
+                                                "whenUnsatisfiable: DoNotSchedule}]"),
+     "scenario.yaml: Pod default/p: spec.topologySpreadConstraints[0].{topologyKey, "
+     "whenUnsatisfiable}: Duplicate value: \"{z, DoNotSchedule}\""),
+    ("empty topologyKey", pod_yaml(spec="topologySpreadConstraints: [{maxSkew: 1, "
+                                        "whenUnsatisfiable: DoNotSchedule}]"),
+     "scenario.yaml: Pod default/p: spec.topologySpreadConstraints[0].topologyKey: Required "
+     "value: can not be empty"),
+    ("matchLabelKeys also in selector", pod_yaml(
+        spec="topologySpreadConstraints: [{maxSkew: 1, topologyKey: z, whenUnsatisfiable: "
+             "DoNotSchedule, labelSelector: {matchLabels: {app: a}}, matchLabelKeys: [app]}]"),
+     "scenario.yaml: Pod default/p: spec.topologySpreadConstraints[0].matchLabelKeys[0]: Invalid "
+     "value: \"app\": exists in both matchLabelKeys and labelSelector"),
+    ("bad nodeTaintsPolicy", pod_yaml(spec="topologySpreadConstraints: [{maxSkew: 1, "
+                                           "topologyKey: z, whenUnsatisfiable: DoNotSchedule, "
+                                           "nodeTaintsPolicy: Always}]"),
+     "scenario.yaml: Pod default/p: spec.topologySpreadConstraints[0].nodeTaintsPolicy: "
+     "Unsupported value: \"Always\": supported values: \"Honor\", \"Ignore\""),
+    ("unknown priority class", pod_yaml(spec="priorityClassName: gold"),
+     "scenario.yaml: Pod default/p: spec.priorityClassName: no PriorityClass with name gold was "
+     "found"),
+    ("duplicate object", pod_yaml() + "---" + pod_yaml(),
+     "scenario.yaml: Pod default/p: metadata.name: duplicate object: Pod default/p appears more "
+     "than once"),
+    ("bad toleration operator", pod_yaml(spec="tolerations: [{key: k, operator: Maybe}]"),
+     "scenario.yaml: Pod default/p: spec.tolerations[0].operator: Unsupported value: \"Maybe\": "
+     "supported values: \"Equal\", \"Exists\""),
+    ("unknown label selector operator", pod_yaml(
+        spec="affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+             "[{topologyKey: z, labelSelector: {matchExpressions: [{key: a, operator: Near}]}}]}}"),
+     "scenario.yaml: Pod default/p: spec.affinity.podAffinity."
+     "requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0]."
+     "operator: Unsupported value: \"Near\": supported values: \"DoesNotExist\", \"Exists\", "
+     "\"In\", \"NotIn\""),
+    ("label value not a string", "apiVersion: v1\nkind: Node\nmetadata: {name: n, labels: "
+     "{tier: 1}}", "scenario.yaml: Node n: metadata.labels.tier: must be a string, not an "
+     "integer"),
+    ("bad timestamp", "apiVersion: v1\nkind: Pod\nmetadata: {name: p, creationTimestamp: "
+     "yesterday}", "scenario.yaml: Pod default/p: metadata.creationTimestamp: 'yesterday' is not "
+     "an RFC3339 timestamp"),
+    ("alias bomb", "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n"
+        for i in range(7)), "scenario.yaml: invalid YAML: document contains excessive aliasing"),
+]
+
+
+@pytest.mark.parametrize("text,message", [(t, m) for _, t, m in BAD], ids=[b[0] for b in BAD])
+def test_bad_input_raises_scenario_error_naming_file_object_field(text, message) -> None:
+    with pytest.raises(ScenarioError) as e:
+        load_scenario(text)
+    assert str(e.value) == message
+
+
+def test_inline_and_separate_configuration() -> None:
+    cfg = ("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+           "percentageOfNodesToScore: {}\n")
+    s = load_scenario(NODE + "---\n" + cfg.format(30), config_text=cfg.format(70))
+    assert s.config.percentage_of_nodes_to_score == 70
+    with pytest.raises(ScenarioError) as e:
+        load_scenario(NODE + "---\n" + cfg.format(30) + "---\n" + cfg.format(20))
+    assert str(e.value) == ("scenario.yaml: KubeSchedulerConfiguration: at most one "
+                            "KubeSchedulerConfiguration may be given")
+
+
+def test_default_constraints_tuple_type() -> None:
+    # The parsed constraint type is the API value used everywhere.
+    s = load_scenario(pod_yaml(spec="topologySpreadConstraints: [{maxSkew: 2, topologyKey: z, "
+                                    "whenUnsatisfiable: ScheduleAnyway}]"))
+    assert s.pods[0].topology_spread_constraints == (
+        TopologySpreadConstraint(2, "z", "ScheduleAnyway"),)
