@@ -18,9 +18,13 @@ from ...k8s.types import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY, Pod
 from .. import names
 from . import explain as explain_mod
 from .common import Constraint, build_default_constraints, filter_topology_spread_constraints
-from .filtering import PreFilterState, cal_pre_filter_state, filter_node, update_with_pod
+from .filtering import (ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH,
+                        PreFilterState, cal_pre_filter_state, filter_node, update_with_pod)
 from .scoring import (PreScoreState, count_all_nodes, init_pre_score_state, normalize_scores,
                       raw_score)
+
+__all__ = ["PodTopologySpread", "ERR_REASON_CONSTRAINTS_NOT_MATCH",
+           "ERR_REASON_NODE_LABEL_NOT_MATCH"]
 
 PRE_FILTER_STATE_KEY = "PreFilter" + names.POD_TOPOLOGY_SPREAD
 PRE_SCORE_STATE_KEY = "PreScore" + names.POD_TOPOLOGY_SPREAD

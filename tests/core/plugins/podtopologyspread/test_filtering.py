@@ -351,3 +351,67 @@ def test_add_pod_on_a_node_failing_node_affinity_is_not_counted() -> None:
     pl.add_pod(state, pod, new_pod_info(make_pod("n").labels(FOO_BAR).obj()),
                pl.handle.snapshot_shared_lister().get("nodeX"))
     assert summary(state.read("PreFilterPodTopologySpread"))[0] == ({"zone1": 3}, 3)
+
+
+# Upstream filtering_test.go TestMultipleConstraints, re-expressed: zone1 = node-a, node-b;
+# zone2 = node-x, node-y; both constraints use maxSkew 1.
+def abxy(x_has_node_label: bool = True) -> list[Node]:
+    out = []
+    for name, zone in (("node-a", "zone1"), ("node-b", "zone1"), ("node-x", "zone2"),
+                       ("node-y", "zone2")):
+        labels = {"zone": zone} if name == "node-x" and not x_has_node_label else \
+            {"zone": zone, "node": name}
+        out.append(node(name, **labels))
+    return out
+
+
+EX = selector(None, ("foo", "Exists"))
+EXB = selector(None, ("bar", "Exists"))
+ZONE_FOO = (1, "zone", DO_NOT_SCHEDULE, EX)
+NODE_FOO = (1, "node", DO_NOT_SCHEDULE, EX)
+NODE_BAR = (1, "node", DO_NOT_SCHEDULE, EXB)
+
+
+def spread_pods(**per_node: list[dict]) -> list[Pod]:
+    """node_a=[{"foo": ""}, ...] -> pods bound to node-a with those labels."""
+    return [make_pod(f"{n}-{i}").labels(lab).node(n.replace("_", "-")).obj()
+            for n, labs in per_node.items() for i, lab in enumerate(labs)]
+
+
+F, B, FB = {"foo": ""}, {"bar": ""}, {"foo": "", "bar": ""}
+MULTI_CASES = [
+    Case("two constraints on zone and node, spreads [3/3, 2/1/0/3]",
+         my_pod(ZONE_FOO, NODE_FOO, labels=F), abxy(),
+         spread_pods(node_a=[F, F], node_b=[F], node_y=[F, F, F]),
+         {"node-a": SKEW, "node-b": SKEW, "node-x": OK, "node-y": SKEW}),
+    Case("two constraints on zone and node, spreads [3/4, 2/1/0/4]: no node",
+         my_pod(ZONE_FOO, NODE_FOO, labels=F), abxy(),
+         spread_pods(node_a=[F, F], node_b=[F], node_y=[F, F, F, F]),
+         {"node-a": SKEW, "node-b": SKEW, "node-x": SKEW, "node-y": SKEW}),
+    Case("different labelSelectors, spreads [1/0, 1/0/0/1]",
+         my_pod(ZONE_FOO, NODE_BAR, labels=FB), abxy(),
+         spread_pods(node_a=[F], node_y=[B]),
+         {"node-a": SKEW, "node-b": SKEW, "node-x": OK, "node-y": SKEW}),
+    Case("different labelSelectors, spreads [1/0, 0/0/1/1]: no node",
+         my_pod(ZONE_FOO, NODE_BAR, labels=FB), abxy(),
+         spread_pods(node_a=[F], node_x=[B], node_y=[B]),
+         {"node-a": SKEW, "node-b": SKEW, "node-x": SKEW, "node-y": SKEW}),
+    Case("different labelSelectors, spreads [2/3, 1/0/0/1]",
+         my_pod(ZONE_FOO, NODE_BAR, labels=FB), abxy(),
+         spread_pods(node_a=[F, FB], node_y=[F, FB, F]),
+         {"node-a": SKEW, "node-b": OK, "node-x": SKEW, "node-y": SKEW}),
+    Case("the pod doesn't match itself on the zone constraint",
+         my_pod(ZONE_FOO, NODE_BAR, labels=B), abxy(),
+         spread_pods(node_a=[F], node_x=[B], node_y=[B]),
+         {"node-a": OK, "node-b": OK, "node-x": SKEW, "node-y": SKEW}),
+    Case("absence of label 'node' on node-x, spreads [1/1, 1/0/0/1]",
+         my_pod(ZONE_FOO, NODE_FOO, labels=F), abxy(x_has_node_label=False),
+         spread_pods(node_a=[F], node_y=[F]),
+         {"node-a": SKEW, "node-b": OK, "node-x": MISSING, "node-y": SKEW}),
+]
+
+
+@pytest.mark.parametrize("case", MULTI_CASES, ids=lambda c: c.name)
+def test_multiple_constraints(case: Case) -> None:
+    st, got = filter_all(new_plugin(case.nodes, case.existing), case.pod)
+    assert (st, got) == (OK, case.want)
