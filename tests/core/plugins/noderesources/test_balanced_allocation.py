@@ -34,7 +34,41 @@ class Case:
     args: NodeResourcesBalancedAllocationArgs | None = None
 
 
+# balanced_allocation_test.go's cpuOnly (bound to n1) and cpuAndMemory (bound to n2) pods
+def cpu_only(node: str = "") -> Pod:
+    w = make_pod("cpu-only").req(1000, 0).req(2000, 0)
+    return (w.node(node) if node else w).obj()
+
+
+def cpu_and_memory(node: str = "") -> Pod:
+    w = make_pod("cpu-and-memory").req(1000, 2000).req(2000, 3000)
+    return (w.node(node) if node else w).obj()
+
+
+UPSTREAM_BOUND = (cpu_only("n1"), cpu_and_memory("n2"))
+GPU = "nvidia.com/gpu"
+
 CASES = [
+    # upstream "resources requested, pods scheduled with resources":
+    # n1 .6 and .25 -> std .175 -> 82; n2 .6 and .5 -> std .05 -> 95
+    Case("bound pods and the pod are both counted", cpu_and_memory(),
+         [sized("n1", 10000, 20000), sized("n2", 10000, 20000)], [("n1", 82), ("n2", 95)],
+         bound=UPSTREAM_BOUND),
+    # upstream "... differently sized nodes": n2 .6 and .2 -> std .2 -> 80
+    Case("bound pods on differently sized nodes", cpu_and_memory(),
+         [sized("n1", 10000, 20000), sized("n2", 10000, 50000)], [("n1", 82), ("n2", 80)],
+         bound=UPSTREAM_BOUND),
+    # upstream "requested resources at node capacity": n1 1 and 0 -> 50; n2 1 and .5 -> 75
+    Case("requests at node capacity", cpu_only(),
+         [sized("n1", 6000, 10000), sized("n2", 6000, 10000)], [("n1", 50), ("n2", 75)],
+         bound=UPSTREAM_BOUND),
+    # upstream "node without the scalar resource should skip the scalar resource":
+    # .857 and .125 -> std .366 -> 63 on both nodes; the unrequested gpu is left out
+    Case("an unrequested scalar resource is skipped", cpu_and_memory(),
+         [sized("n1", 3500, 40000, **{GPU: 8}), sized("n2", 3500, 40000)],
+         [("n1", 63), ("n2", 63)],
+         args=NodeResourcesBalancedAllocationArgs((ResourceSpec("cpu"), ResourceSpec("memory"),
+                                                   ResourceSpec(GPU)))),
     # n1: 3000/4000=.75 and 5000/10000=.5 -> std .125 -> 87; n2: .5 and .5 -> 100
     Case("equal fractions score 100", make_pod("p").req(3000, 5000).obj(),
          [sized("n1", 4000, 10000), sized("n2", 6000, 10000)], [("n1", 87), ("n2", 100)]),

@@ -154,6 +154,31 @@ SCORE_CASES = [
     # n1: cpu (4000-3000)*100/4000=25, mem 50 -> 37; n2: 50, 50 -> 50
     ScoreCase("least allocated prefers the larger node", None, POD_3000_5000, TWO_SIZES,
               [("n1", 37), ("n2", 50)]),
+    # least_allocated_test.go "resources requested, pods scheduled with resources, differently
+    # sized nodes": n1 cpu (10000-6000)*100/10000=40, mem (20000-5000)/20000=75 -> 57;
+    # n2 cpu 40, mem (50000-10000)/50000=80 -> 60
+    ScoreCase("least allocated counts bound pods' requests", None, POD_3000_5000,
+              [sized("n1", 10000, 20000), sized("n2", 10000, 50000)], [("n1", 57), ("n2", 60)],
+              bound=(make_pod("e1").node("n1").req(3000, 0).obj(),
+                     make_pod("e2").node("n2").req(3000, 5000).obj())),
+    # "requested resources exceed node capacity": an explicit memory 0 stays 0 (no default);
+    # n1 cpu 6000>4000 -> 0, mem 100 -> 50; n2 cpu 0, mem 50 -> 25
+    ScoreCase("least allocated with requests beyond capacity", None,
+              make_pod("p").req(3000, 0).obj(),
+              [sized("n1", 4000, 10000), sized("n2", 4000, 10000)], [("n1", 50), ("n2", 25)],
+              bound=(make_pod("e1").node("n1").req(3000, 0).obj(),
+                     make_pod("e2").node("n2").req(3000, 5000).obj())),
+    # "different weight on CPU and memory": (25*1 + 50*2)/3 = 41; (50 + 100)/3 = 50
+    ScoreCase("least allocated honours resource weights",
+              strategy(resources=(ResourceSpec("memory", 2), ResourceSpec("cpu", 1))),
+              POD_3000_5000, TWO_SIZES, [("n1", 41), ("n2", 50)]),
+    # "honor extended resource if the pod requests": (50+50+50)/3=50; (50+50+80)/3=60
+    ScoreCase("least allocated scores a requested extended resource",
+              strategy(resources=(ResourceSpec("cpu"), ResourceSpec("memory"),
+                                  ResourceSpec(FOO))),
+              make_pod("p").req(3000, 5000, **{FOO: 2}).obj(),
+              [sized("n1", 6000, 10000, **{FOO: 4}), sized("n2", 6000, 10000, **{FOO: 10})],
+              [("n1", 50), ("n2", 60)]),
     # no requests: 100m / 200Mi defaults; cpu 900*100/1000=90, mem 1848Mi*100/2048Mi=90
     ScoreCase("least allocated uses the non-zero defaults", None, make_pod("p").obj(),
               [sized("n1", 1000, 2 * GI)], [("n1", 90)]),
