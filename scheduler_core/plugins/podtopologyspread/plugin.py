@@ -75,7 +75,19 @@ class PodTopologySpread(Plugin):
         return self
 
     def _pre_filter_state(self, state: CycleState) -> PreFilterState:
-        return state.read(PRE_FILTER_STATE_KEY)
+        """getPreFilterState; KeyError carries upstream's error text."""
+        try:
+            return state.read(PRE_FILTER_STATE_KEY)
+        except KeyError:
+            raise KeyError(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+
+    @staticmethod
+    def _pre_score_state(state: CycleState) -> PreScoreState:
+        """getPreScoreState; KeyError carries upstream's error text."""
+        try:
+            return state.read(PRE_SCORE_STATE_KEY)
+        except KeyError:
+            raise KeyError(f'error reading "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
 
     def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo,
                 node_info: NodeInfo) -> Status:
@@ -92,7 +104,7 @@ class PodTopologySpread(Plugin):
         try:
             s = self._pre_filter_state(state)
         except KeyError as e:
-            return as_status(e)
+            return _error(e)
         update_with_pod(s, pi.pod, pod, node_info.node, delta)
         return SUCCESS
 
@@ -101,7 +113,7 @@ class PodTopologySpread(Plugin):
         try:
             s = self._pre_filter_state(state)
         except KeyError as e:
-            return as_status(e)
+            return _error(e)
         if not s.constraints:
             return SUCCESS
         return filter_node(s, pod, node_info.node)
@@ -127,9 +139,9 @@ class PodTopologySpread(Plugin):
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
         """Score: the node's weighted matching counts (lower is better before normalizing)."""
         try:
-            s = state.read(PRE_SCORE_STATE_KEY)
+            s = self._pre_score_state(state)
         except KeyError as e:
-            return 0, as_status(e)
+            return 0, _error(e)
         return raw_score(s, pod, node_info), SUCCESS
 
     def score_extensions(self) -> "PodTopologySpread":
@@ -138,9 +150,9 @@ class PodTopologySpread(Plugin):
     def normalize_score(self, state: CycleState, pod: Pod, scores: list[NodeScore]) -> Status:
         """NormalizeScore: fewer matching pods -> higher score, ignored nodes 0."""
         try:
-            s = state.read(PRE_SCORE_STATE_KEY)
+            s = self._pre_score_state(state)
         except KeyError as e:
-            return as_status(e)
+            return _error(e)
         normalize_scores(s, scores)
         return SUCCESS
 
@@ -155,6 +167,11 @@ class PodTopologySpread(Plugin):
         nodes = [ni.node for ni in self.handle.snapshot_shared_lister().list() if ni.node]
         require_all = bool(pod.topology_spread_constraints) or not self.system_defaulted
         return explain_mod.explain(pre_filter, pre_score, pod, nodes, require_all)
+
+
+def _error(e: KeyError) -> Status:
+    """fwk.AsStatus of a missing-state error, with upstream's message."""
+    return Status(Code.Error, (e.args[0],))
 
 
 def _read(state: CycleState, key: str):

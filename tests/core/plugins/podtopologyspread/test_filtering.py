@@ -415,3 +415,34 @@ MULTI_CASES = [
 def test_multiple_constraints(case: Case) -> None:
     st, got = filter_all(new_plugin(case.nodes, case.existing), case.pod)
     assert (st, got) == (OK, case.want)
+
+
+MIN_DOMAINS_CASES = [
+    Case("2/2/1 over nodes, maxSkew 2, fewer domains than minDomains: the third node fits",
+         my_pod((2, HOST, DO_NOT_SCHEDULE, FOO_BAR, 4)), [node("a"), node("b"), node("c")],
+         bound({"a": 2, "b": 2, "c": 1}), {"a": SKEW, "b": SKEW, "c": OK}),
+    Case("2/1 over zones, maxSkew 2, fewer zones than minDomains: only zone2 fits",
+         my_pod((2, "zone", DO_NOT_SCHEDULE, FOO_BAR, 3)),
+         [node("a", zone="z1"), node("b", zone="z1"), node("x", zone="z2"),
+          node("y", zone="z2")], bound({"a": 1, "b": 1, "x": 1}),
+         {"a": SKEW, "b": SKEW, "x": OK, "y": OK}),
+    Case("minDomains counts eligible domains only: an affinity-excluded zone doesn't count",
+         my_pod((1, "zone", DO_NOT_SCHEDULE, FOO_BAR, 3), node_affinity_in=NOT_C),
+         ABC_NODES, bound({"n1": 1, "n3": 1}),
+         {"n1": SKEW, "n2": SKEW, "n3": SKEW, "n4": SKEW, "n5": OK}),
+]
+
+
+@pytest.mark.parametrize("case", MIN_DOMAINS_CASES, ids=lambda c: c.name)
+def test_min_domains(case: Case) -> None:
+    st, got = filter_all(new_plugin(case.nodes, case.existing), case.pod)
+    assert (st, got) == (OK, case.want)
+
+
+def test_filter_without_pre_filter_state_is_an_error() -> None:
+    pl = new_plugin([node("a")])
+    ni = pl.handle.snapshot_shared_lister().get("a")
+    assert pl.filter(CycleState(), my_pod(ZONE1), ni) == Status(
+        Code.Error, ('reading "PreFilterPodTopologySpread" from cycleState: not found',))
+    assert pl.score(CycleState(), my_pod(ZONE1), ni) == (0, Status(
+        Code.Error, ('error reading "PreScorePodTopologySpread" from cycleState: not found',)))
