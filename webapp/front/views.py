@@ -176,9 +176,18 @@ def run_context(run, poll_url, shared=False):
     return {
         "run": run, "poll_url": poll_url, "shared": shared, "pods": pods, "nodes": nodes,
         "outcomes": sorted(outcomes.items()),
-        "failed_scheduling": [row for row in pods if row.get("message")],
+        "failed_scheduling": failed_scheduling(result),
+        "events": result.get("events", []),
         "evicted": result.get("evicted", []),
     }
+
+
+def failed_scheduling(result):
+    """FailedScheduling events as the engine recorded them, else each pending pod's last message."""
+    events = [e for e in result.get("events", []) if e.get("reason") == "FailedScheduling"]
+    if events:
+        return [{"pod": e.get("pod"), "message": e.get("message")} for e in events]
+    return [row for row in result.get("pods", []) if row.get("message")]
 
 
 def render_run(request, run, poll_url, page_context):

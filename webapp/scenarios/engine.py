@@ -6,6 +6,7 @@ the forms show next to the object and field it names.
 """
 
 import importlib
+import inspect
 import logging
 
 import yaml
@@ -43,7 +44,11 @@ def _function(name):
     except ImportError as e:  # scheduler_core exports lazily; the module may not exist yet
         log.warning("scheduler_core.%s cannot be imported: %s", name, e)
         raise EngineUnavailable(f"the scheduling engine has no {name}() yet") from e
-    if function is None:
+    if inspect.ismodule(function):
+        # Importing a submodule of the same name (scheduler_core/simulate.py) replaces the
+        # package's lazy export with the module; the function lives inside it.
+        function = getattr(function, name, None)
+    if not callable(function):
         raise EngineUnavailable(f"the scheduling engine has no {name}() yet")
     return function
 

@@ -1,0 +1,68 @@
+"""Each shipped example shows what its comment says, as the engine computes it."""
+
+from collections import Counter
+
+import pytest
+import yaml
+
+from webapp.scenarios import engine, manifests
+from webapp.scenarios.management.commands.load_examples import EXAMPLES_DIR
+
+
+def simulate(name):
+    return engine.simulate((EXAMPLES_DIR / f"{name}.yaml").read_text(), "", seed=0)
+
+
+def placements(result):
+    return Counter(p["node"] for p in result["pods"] if p["outcome"] == "Scheduled")
+
+
+def zone_of(name, node):
+    return {n["name"]: n["zone"] for n in manifests.nodes((EXAMPLES_DIR / f"{name}.yaml").read_text())}[node]
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES_DIR.glob("*.yaml")), ids=lambda p: p.stem)
+def test_it_ships_kubectl_style_lists(path):
+    document = yaml.safe_load(path.read_text())
+    assert document["kind"] == "List" and document["apiVersion"] == "v1"
+    for item in document["items"]:
+        assert {"apiVersion", "kind"} <= set(item)
+        if item["kind"] == "Pod":
+            requests = item["spec"]["containers"][0]["resources"]["requests"]
+            assert {"cpu", "memory"} <= set(requests)
+        if item["kind"] == "Node":
+            assert {"cpu", "memory", "pods"} <= set(item["status"]["allocatable"])
+
+
+def test_it_spreads_web_evenly_over_three_zones():
+    result = simulate("zone-spreading")
+    per_zone = Counter({"eu-west-1a": 2, "eu-west-1b": 1})  # already running
+    for node, n in placements(result).items():
+        per_zone[zone_of("zone-spreading", node)] += n
+    assert per_zone == {"eu-west-1a": 3, "eu-west-1b": 3, "eu-west-1c": 3}
+
+
+def test_it_leaves_four_of_ten_pending_with_min_domains():
+    result = simulate("min-domains")
+    assert Counter(p["outcome"] for p in result["pods"]) == {"Scheduled": 6, "Unschedulable": 4}
+    assert placements(result) == {"node-a": 2, "node-b": 2, "node-c": 2}
+
+
+def test_it_applies_the_cluster_default_constraints():
+    result = simulate("default-spreading")
+    zones = Counter(zone_of("default-spreading", node) for node in placements(result).elements())
+    # Two already run in eu-west-1a; maxSkew 1 sends the four others to b and c.
+    assert zones == {"eu-west-1b": 2, "eu-west-1c": 2}
+
+
+def test_it_preempts_a_batch_pod_and_nominates_node_a():
+    result = simulate("preemption")
+    assert [e["node"] for e in result["events"] if e["reason"] == "Nominated"] == ["node-a"]
+    assert len(result["evicted"]) == 1 and result["evicted"][0].startswith("default/batch-")
+    assert result["pods"][0]["outcome"] == "Scheduled" and result["pods"][0]["node"] == "node-a"
+
+
+def test_it_holds_back_the_gated_pods():
+    outcomes = {p["pod"].split("-")[0]: p["outcome"] for p in simulate("gated-pods")["pods"]}
+    assert Counter(p["outcome"] for p in simulate("gated-pods")["pods"]) == {"Gated": 3, "Scheduled": 2}
+    assert outcomes["default/db"] == "Gated" and outcomes["default/worker"] == "Scheduled"
