@@ -84,6 +84,17 @@ class _LabelReq:
             return v is not None
         return v is None  # DoesNotExist
 
+    def __str__(self) -> str:
+        """labels.Requirement.String: "k in (a,b)", "k notin (a)", "k", "!k", "k>5", "k<5"."""
+        op, vals = self.operator, ",".join(sorted(self.values))
+        if op in (GT, LT):
+            return f"{self.key}{'>' if op == GT else '<'}{vals}"
+        if op == EXISTS:
+            return self.key
+        if op == DOES_NOT_EXIST:
+            return f"!{self.key}"
+        return f"{self.key} {'in' if op == IN else 'notin'} ({vals})"
+
 
 def _label_req(r: NodeSelectorRequirement) -> _LabelReq:
     """labels.NewRequirement's checks (nodeSelectorRequirementsAsSelector): key, operator,
@@ -121,6 +132,9 @@ class _FieldReq:
     def matches(self, node_fields: Mapping[str, str]) -> bool:
         return (node_fields.get(self.key, "") == self.value) == self.equal
 
+    def __str__(self) -> str:
+        return f"{self.key}{'=' if self.equal else '!='}{self.value}"
+
 
 def _field_req(r: NodeSelectorRequirement) -> _FieldReq:
     """nodeSelectorRequirementsAsFieldSelector: In/NotIn with exactly one value."""
@@ -154,6 +168,12 @@ class CompiledNodeSelectorTerm:
                 not all(r.matches(node_fields) for r in self.match_fields):
             return False
         return True
+
+    def __str__(self) -> str:
+        """The term as "req,req,..." (ANDed), or the parse error."""
+        if self.parse_error:
+            return f"<invalid: {self.parse_error}>"
+        return ",".join(str(r) for r in self.match_labels + self.match_fields)
 
 
 def is_empty_node_selector_term(term: NodeSelectorTerm) -> bool:
@@ -215,6 +235,15 @@ class RequiredNodeAffinity:
             if na is not None and na.required is not None else None
         return cls(sel, ns)
 
+    def describe(self) -> dict:
+        """JSON-ready form for explanations: the nodeSelector and the ORed required terms."""
+        out: dict = {}
+        if self.label_selector is not None:
+            out["nodeSelector"] = str(self.label_selector)
+        if self.node_selector is not None:
+            out["requiredTerms"] = [str(t) for t in self.node_selector.terms]
+        return out
+
     def match(self, node: Node) -> bool:
         """RequiredNodeAffinity.Match (parse errors count as no match)."""
         if self.label_selector is not None and not self.label_selector.matches(node.labels):
@@ -245,6 +274,10 @@ class PreferredSchedulingTerms:
         if errs:
             raise NodeSelectorParseError(", ".join(errs))
         return cls(tuple(parsed))
+
+    def describe(self) -> list[dict]:
+        """JSON-ready form for explanations: one {"weight", "term"} per term."""
+        return [{"weight": w, "term": str(t)} for t, w in self.terms]
 
     def score(self, node: Node) -> int:
         """PreferredSchedulingTerms.Score: sum of the weights of matching terms."""

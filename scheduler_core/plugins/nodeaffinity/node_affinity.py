@@ -163,3 +163,23 @@ class NodeAffinity(Plugin):
         """NormalizeScore: DefaultNormalizeScore(MaxNodeScore, false)."""
         default_normalize_score(MAX_NODE_SCORE, False, scores)
         return SUCCESS
+
+    def explain(self, state: CycleState, pod: Pod) -> dict | None:
+        """The effective required and preferred node affinity of this cycle."""
+        out: dict = {}
+        try:
+            out.update(state.read(PRE_FILTER_STATE_KEY)
+                       .required_node_selector_and_affinity.describe())
+        except KeyError:
+            pass
+        try:
+            pref = state.read(PRE_SCORE_STATE_KEY).preferred_node_affinity
+            if pref is not None:
+                out["preferredTerms"] = pref.describe()
+        except KeyError:
+            pass
+        if self.added_node_selector is not None:
+            out["addedRequiredTerms"] = [str(t) for t in self.added_node_selector.terms]
+        if self.added_pref_sched_terms is not None:
+            out["addedPreferredTerms"] = self.added_pref_sched_terms.describe()
+        return out or None

@@ -211,3 +211,30 @@ def test_pre_score_reports_a_broken_preferred_term_as_error():
     pod = make_pod("p").node_affinity_preferred(1, "k", ["x"], "Gt").obj()
     st = NodeAffinity(None, None).pre_score(CycleState(), pod, node_infos(NODES))
     assert st.code == Code.Error
+
+
+def test_explain_lists_the_effective_terms():
+    pl = NodeAffinity(NodeAffinityArgs(NA(required=NodeSelector((label_term("z", "In", "a"),)))),
+                      None)
+    pod = (make_pod("p").node_selector({"disk": "ssd"}).node_affinity_in("cores", ["4"], "Gt")
+           .node_affinity_in("zone", ["b", "a"]).node_affinity_preferred(3, "gpu", [], "Exists")
+           .obj())
+    state = CycleState()
+    infos = node_infos(NODES)
+    pl.pre_filter(state, pod, infos)
+    pl.pre_score(state, pod, infos)
+    assert pl.explain(state, pod) == {
+        "nodeSelector": "disk=ssd",
+        "requiredTerms": ["cores>4", "zone in (a,b)"],
+        "preferredTerms": [{"weight": 3, "term": "gpu"}],
+        "addedRequiredTerms": ["z in (a)"],
+    }
+
+
+def test_explain_is_none_when_the_plugin_had_nothing_to_do():
+    pl = NodeAffinity(None, None)
+    pod = make_pod("p").obj()
+    state = CycleState()
+    pl.pre_filter(state, pod, [])
+    pl.pre_score(state, pod, [])
+    assert pl.explain(state, pod) is None
