@@ -79,7 +79,8 @@ class PodTopologySpread(Plugin):
         try:
             return state.read(PRE_FILTER_STATE_KEY)
         except KeyError:
-            raise KeyError(f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found')
+            msg = f'reading "{PRE_FILTER_STATE_KEY}" from cycleState: not found'
+            raise KeyError(msg) from None
 
     @staticmethod
     def _pre_score_state(state: CycleState) -> PreScoreState:
@@ -87,7 +88,8 @@ class PodTopologySpread(Plugin):
         try:
             return state.read(PRE_SCORE_STATE_KEY)
         except KeyError:
-            raise KeyError(f'error reading "{PRE_SCORE_STATE_KEY}" from cycleState: not found')
+            msg = f'error reading "{PRE_SCORE_STATE_KEY}" from cycleState: not found'
+            raise KeyError(msg) from None
 
     def add_pod(self, state: CycleState, pod_to_schedule: Pod, pod_info_to_add: PodInfo,
                 node_info: NodeInfo) -> Status:

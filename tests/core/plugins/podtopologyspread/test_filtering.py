@@ -172,8 +172,8 @@ RULE_CASES = [
     Case("matchLabelKeys: only pods with the pod's value count",
          my_pod((1, HOST, DO_NOT_SCHEDULE, FOO_BAR, None, None, None, ("hash",)),
                 labels={**FOO_BAR, "hash": "v2"}), [node("a"), node("b")],
-         bound({"a": 3}, labels={**FOO_BAR, "hash": "v1"}) + bound({"b": 1},
-                                                                   labels={**FOO_BAR, "hash": "v2"}),
+         bound({"a": 3}, labels={**FOO_BAR, "hash": "v1"})
+         + bound({"b": 1}, labels={**FOO_BAR, "hash": "v2"}),
          {"a": OK, "b": SKEW}),
     Case("matchLabelKeys the pod lacks are ignored",
          my_pod((1, HOST, DO_NOT_SCHEDULE, FOO_BAR, None, None, None, ("hash",))),
