@@ -5,6 +5,7 @@ Cases re-expressed from upstream helper/normalize_score_test.go and shape_score_
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import given, strategies as st
 
 from scheduler_core.framework.interface import NodeScore
 from scheduler_core.plugins.helper.normalize_score import (build_broken_linear_function,
@@ -60,3 +61,20 @@ def test_broken_linear_function_descending_truncates_like_go():
     f = build_broken_linear_function([(0, 100), (30, 0)])
     # 100 + (-100 * 10) / 30 = 100 - 33 in Go (Python floor division would give 66)
     assert f(10) == 67
+
+
+@given(st.integers(-10**6, 10**6), st.integers(-10**6, 10**6).filter(lambda b: b != 0))
+def test_go_div_matches_truncated_true_division(a, b):
+    assert go_div(a, b) == int(a / b)
+
+
+@given(st.lists(st.integers(0, 10**9), max_size=20), st.booleans())
+def test_normalized_scores_stay_in_range_and_keep_order(raw, reverse):
+    scores = [NodeScore(str(i), s) for i, s in enumerate(raw)]
+    default_normalize_score(100, reverse, scores)
+    got = [s.score for s in scores]
+    assert all(0 <= g <= 100 for g in got)
+    for (a, ga) in zip(raw, got):
+        for (b, gb) in zip(raw, got):
+            if a <= b:
+                assert (ga >= gb) if reverse else (ga <= gb)
