@@ -1,0 +1,113 @@
+"""The scheduling loop end to end on small scenarios."""
+from __future__ import annotations
+
+from scheduler_core.api import run_filter, run_score, simulate
+from scheduler_core.scenario import load_scenario
+
+
+def node(name: str, cpu: str = "2", zone: str = "a") -> str:
+    return f"""---
+apiVersion: v1
+kind: Node
+metadata: {{name: {name}, labels: {{kubernetes.io/hostname: {name}, zone: {zone}}}}}
+status: {{allocatable: {{cpu: "{cpu}", memory: 8Gi, pods: "110"}}}}
+"""
+
+
+def pod(name: str, cpu: str = "100m", extra_spec: str = "", labels: str = "{}",
+        priority: int = 0, node_name: str = "", created: str = "2026-01-01T00:00:00Z") -> str:
+    bound = f"\n  nodeName: {node_name}" if node_name else ""
+    return f"""---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, labels: {labels}, creationTimestamp: "{created}", uid: uid-{name}}}
+spec:
+  priority: {priority}
+  containers: [{{name: c, resources: {{requests: {{cpu: {cpu}}}}}}}]{bound}
+  {extra_spec}
+"""
+
+
+def test_schedule_fail_and_gate_in_first_attempt_order() -> None:
+    s = load_scenario(node("n1", cpu="1") + pod("big", cpu="2") + pod("small", priority=5)
+                      + pod("gated", extra_spec="schedulingGates: [{name: wait}]"))
+    r = simulate(s)
+    assert r["pods"] == [
+        {"pod": "default/small", "outcome": "Scheduled", "node": "n1"},
+        {"pod": "default/big", "outcome": "Unschedulable", "node": None, "nominatedNode": None,
+         "message": "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are "
+                    "available: 1 Preemption is not helpful for scheduling."},
+        {"pod": "default/gated", "outcome": "Gated", "node": None},
+    ]
+    assert r["evicted"] == []
+    assert [(e["reason"], e["pod"]) for e in r["events"]] == [
+        ("Scheduled", "default/small"), ("FailedScheduling", "default/big")]
+
+
+def test_preemption_evicts_nominates_and_binds() -> None:
+    s = load_scenario(node("n1", cpu="1") + pod("victim", cpu="800m", node_name="n1")
+                      + pod("vip", cpu="500m", priority=100))
+    r = simulate(s)
+    assert r["pods"] == [{"pod": "default/vip", "outcome": "Scheduled", "node": "n1"}]
+    assert r["evicted"] == ["default/victim"]
+    assert [(e["cycle"], e["reason"], e["pod"]) for e in r["events"]] == [
+        (1, "FailedScheduling", "default/vip"), (1, "Nominated", "default/vip"),
+        (1, "Preempted", "default/victim"), (2, "Scheduled", "default/vip")]
+    assert (r["cycles"][1]["nominatedNodeTried"], r["cycles"][1]["nodesEvaluated"]) == ("n1", 1)
+    assert r["nodes"][0]["pods"] == ["default/vip"]
+
+
+def test_pod_rejected_by_affinity_is_retried_after_a_bind() -> None:
+    affinity = ("affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+                "[{topologyKey: zone, labelSelector: {matchLabels: {app: db}}}]}}")
+    s = load_scenario(node("n1") + pod("web", priority=10, extra_spec=affinity)
+                      + pod("db", labels="{app: db}"))
+    r = simulate(s)
+    assert [(c["pod"], c["result"]) for c in r["cycles"]] == [
+        ("default/web", "Unschedulable"), ("default/db", "Scheduled"),
+        ("default/web", "Scheduled")]
+    assert [p["outcome"] for p in r["pods"]] == ["Scheduled", "Scheduled"]
+
+
+def test_seed_makes_ties_repeatable() -> None:
+    s = load_scenario("".join(node(f"n{i}") for i in range(4)) + pod("p"))
+    runs = {simulate(s, seed=3)["pods"][0]["node"] for _ in range(3)}
+    assert len(runs) == 1
+
+
+def test_scale_to_n_creates_pending_pods_from_the_template() -> None:
+    rs = """---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: web}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+"""
+    r = simulate(load_scenario(node("n1") + rs))
+    assert [(p["pod"], p["outcome"]) for p in r["pods"]] == [
+        ("default/web-0", "Scheduled"), ("default/web-1", "Scheduled"),
+        ("default/web-2", "Unschedulable")]
+
+
+def test_detail_off_skips_per_node_verdicts() -> None:
+    r = simulate(load_scenario(node("n1") + pod("p")), detail=False)
+    assert "filter" not in r["cycles"][0] and "plugins" not in r["cycles"][0]
+
+
+def test_run_filter_and_run_score_shapes() -> None:
+    s = load_scenario(node("n1", cpu="1") + node("n2") + pod("p", cpu="1500m"))
+    assert run_filter(s, "default/p") == {"pod": "default/p", "nodes": {
+        "n1": {"code": "UnschedulableAndUnresolvable", "plugin": "NodeResourcesFit",
+               "reasons": ["Insufficient cpu"]},
+        "n2": {"code": "Success"}}}
+    scored = run_score(s, "p")
+    assert list(scored["nodes"]) == ["n2"]
+    plugins = scored["nodes"]["n2"]["plugins"]
+    weights = {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1,
+               "PodTopologySpread": 2, "InterPodAffinity": 2,
+               "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1}
+    assert scored["nodes"]["n2"]["total"] == sum(v * weights[k] for k, v in plugins.items())
