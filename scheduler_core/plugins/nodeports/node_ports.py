@@ -74,3 +74,12 @@ class NodePorts(Plugin):
         if fits_ports(s.ports, node_info):
             return SUCCESS
         return new_status(Code.Unschedulable, ERR_REASON)
+
+    def explain(self, state: CycleState, pod: Pod) -> dict | None:
+        """The host ports the pod asks for, as protocol/ip:port."""
+        try:
+            s = state.read(PRE_FILTER_STATE_KEY)
+        except KeyError:
+            return None
+        return {"hostPorts": [f"{p.protocol or 'TCP'}/{p.host_ip or '0.0.0.0'}:{p.host_port}"
+                              for p in s.ports]}

@@ -83,3 +83,12 @@ def test_sidecar_host_ports_count_but_plain_init_containers_do_not():
     init = Container("i", ports=(ContainerPort(9001, 9001),))
     pod = make_pod("p").init_container(sidecar).init_container(init).host_port(80).obj()
     assert [p.host_port for p in get_host_ports(pod)] == [9000, 80]
+
+
+def test_explain_lists_the_wanted_host_ports():
+    pl = NodePorts(None, None)
+    pod = ports("/TCP/80", "10.0.0.1/UDP/53")
+    state = CycleState()
+    pl.pre_filter(state, pod, [])
+    assert pl.explain(state, pod) == {"hostPorts": ["TCP/0.0.0.0:80", "UDP/10.0.0.1:53"]}
+    assert pl.explain(CycleState(), pod) is None
