@@ -1,0 +1,452 @@
+"""Benchmark driver (issue 8): ``python -m tests.bench.run [--sizes small,500,1000,5000]``.
+
+For each size: generate the scenario (``generate.py``) and write it as YAML, time the floor
+(``floor.py``) in this process, then run the engine in a fresh subprocess per mode, so that
+each peak RSS (``ru_maxrss``) belongs to that size and mode alone:
+
+- ``detail``: ``simulate(scenario, seed, detail=True)``, results collected (the issue's
+  target), preceded by one ``run_filter`` and one ``run_score`` on a pending pod;
+- ``fast``: ``simulate(..., detail=False)``, no per-node explanation records.
+
+Times: ``load_scenario`` on the YAML text, then ``simulate`` alone (loading excluded);
+pods/s counts the pending pods that enter scheduling (gated pods excluded), the same count
+the floor uses. Each subprocess has a time budget (``--budget-seconds``); past it the run is
+reported as timed out, and a probe (the same nodes and bound pods with only the first
+``--probe-pods`` pending pods) gives an estimated pods/s.
+
+Exit code 0 when every run finished, 1 when some run failed or timed out.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import importlib
+import inspect
+import json
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_SIZES = "small,500,1000,5000"
+QUICK_SIZES = "small,500"
+ENGINE_API = ("load_scenario", "simulate", "run_filter", "run_score")
+
+
+# --- the subprocess side ----------------------------------------------------------------
+
+
+def _rss_mb() -> float:
+    """Peak resident set size of this process so far, in MB (ru_maxrss is KB on Linux)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+def _timed_calls(fn, budget: float = 2.0, limit: int = 5) -> dict:
+    """The first call, then more calls up to ``limit`` or ``budget`` seconds; seconds."""
+    times = []
+    start = time.perf_counter()
+    while len(times) < limit and (not times or time.perf_counter() - start < budget):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return {"first": times[0], "median": statistics.median(times), "calls": len(times)}
+
+
+def _engine_function(module, name: str):
+    """``module.name`` as a callable. ``scheduler_core`` exports lazily, and importing its
+    submodule ``simulate.py`` replaces the package's ``simulate`` export with that module;
+    the function then lives in the module named by ``_EXPORTS``, or inside the submodule."""
+    function = getattr(module, name)
+    if inspect.ismodule(function):
+        home = getattr(module, "_EXPORTS", {}).get(name)
+        function = getattr(importlib.import_module(home) if home else function, name)
+    if not callable(function):
+        raise TypeError(f"{module.__name__}.{name} is not callable")
+    return function
+
+
+def worker(args: argparse.Namespace) -> int:
+    """Load one scenario file and run the engine on it, one JSON line per phase."""
+    out = open(args.results, "a", encoding="utf-8")
+
+    def record(phase: str, **fields) -> None:
+        out.write(json.dumps({"phase": phase, "rss_mb": _rss_mb(), **fields}) + "\n")
+        out.flush()
+
+    def fail(phase: str, exc: BaseException) -> None:
+        lines = traceback.format_exception_only(type(exc), exc)
+        record(phase, error=lines[-1].strip(), traceback=traceback.format_exc()[-4000:])
+
+    record("begin-import")
+    try:
+        module = importlib.import_module(args.engine)
+        engine = argparse.Namespace(**{n: _engine_function(module, n) for n in ENGINE_API})
+        text = Path(args.worker).read_text(encoding="utf-8")
+    except Exception as exc:  # noqa: BLE001 - reported, not raised
+        fail("import", exc)
+        return 1
+    record("ready")
+
+    record("begin-load")
+    try:
+        t = time.perf_counter()
+        scenario = engine.load_scenario(text, filename=Path(args.worker).name)
+        record("load", seconds=time.perf_counter() - t)
+    except Exception as exc:  # noqa: BLE001
+        fail("load", exc)
+        return 1
+    del text
+
+    if args.probe_pod:
+        for name in ("run_filter", "run_score"):
+            record(f"begin-{name}")
+            try:
+                fn = getattr(engine, name)
+                record(name, **_timed_calls(lambda: fn(scenario, args.probe_pod)))
+            except Exception as exc:  # noqa: BLE001
+                fail(name, exc)
+
+    record("begin-simulate")
+    try:
+        t = time.perf_counter()
+        result = engine.simulate(scenario, seed=args.seed, detail=args.mode == "detail")
+        seconds = time.perf_counter() - t
+    except Exception as exc:  # noqa: BLE001
+        fail("simulate", exc)
+        return 1
+    pods = result.get("pods", []) if isinstance(result, dict) else []
+    outcomes = collections.Counter(str(p.get("outcome")) for p in pods)
+    record("simulate", seconds=seconds, pods=len(pods), outcomes=dict(outcomes))
+
+    record("begin-serialize")
+    try:
+        t = time.perf_counter()
+        size = len(json.dumps(result, default=str))
+        record("serialize", seconds=time.perf_counter() - t, bytes=size)
+    except Exception as exc:  # noqa: BLE001
+        fail("serialize", exc)
+    return 0
+
+
+# --- the driver side --------------------------------------------------------------------
+
+
+def _engine_status(engine: str) -> str:
+    """"ready", or why the engine cannot be benchmarked yet."""
+    try:
+        module = importlib.import_module(engine)
+        for name in ENGINE_API:
+            _engine_function(module, name)
+    except Exception as exc:  # noqa: BLE001 - the engine may be half written
+        return f"not ready: {type(exc).__name__}: {exc}"
+    return "ready"
+
+
+def _spawn(args: argparse.Namespace, path: Path, mode: str, probe_pod: str,
+           budget: float) -> dict:
+    """One worker subprocess; its phases, and ``timeout``/``error`` when it did not finish."""
+    results = path.parent / f"{path.stem}.{mode}.{time.monotonic_ns()}.jsonl"
+    cmd = [sys.executable, "-m", "tests.bench.run", "--worker", str(path), "--mode", mode,
+           "--results", str(results), "--seed", str(args.seed), "--engine", args.engine]
+    if probe_pod:
+        cmd += ["--probe-pod", probe_pod]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    run: dict = {"mode": mode, "phases": {}}
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
+                              timeout=budget)
+        if proc.returncode != 0:
+            run["exit_code"] = proc.returncode
+            run["stderr"] = proc.stderr[-2000:]
+    except subprocess.TimeoutExpired:
+        run["timeout"] = budget
+    run["wall_seconds"] = time.perf_counter() - start
+    last_begin = None
+    peak = 0.0
+    if results.exists():
+        for line in results.read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line)
+            peak = max(peak, entry.pop("rss_mb", 0.0))
+            phase = entry.pop("phase")
+            if phase.startswith("begin-"):
+                last_begin = phase[len("begin-"):]
+            else:
+                run["phases"][phase] = entry | {"rss_mb": peak}
+                if "error" in entry:
+                    run.setdefault("errors", []).append(f"{phase}: {entry['error']}")
+        results.unlink()
+    run["peak_rss_mb"] = peak
+    if "timeout" in run:
+        run["timed_out_in"] = last_begin
+    return run
+
+
+def bench_size(args: argparse.Namespace, size_name: str, workdir: Path,
+               engine_ok: bool) -> dict:
+    from .floor import run_floor
+    from .generate import C_EMITTER, generate, parse_size, to_yaml
+
+    size = parse_size(size_name)
+    row: dict = {"size": size.name}
+    t = time.perf_counter()
+    cluster = generate(size, args.seed)
+    row["generate_seconds"] = time.perf_counter() - t
+    t = time.perf_counter()
+    text = to_yaml(cluster.objects)
+    row["dump_seconds"] = time.perf_counter() - t
+    row["c_emitter"] = C_EMITTER
+    row.update(cluster.meta())
+    row["attempted"] = cluster.pending - cluster.gated
+    row["yaml_bytes"] = len(text.encode("utf-8"))
+    path = workdir / f"bench-{size.name}-seed{args.seed}.yaml"
+    path.write_text(text, encoding="utf-8")
+    del text
+    _progress(f"{size.name}: generated {row['yaml_bytes'] / 1e6:.1f} MB in "
+              f"{row['generate_seconds'] + row['dump_seconds']:.1f} s")
+
+    floor = run_floor(cluster.objects, repeats=1 if args.quick else 3)
+    row["floor"] = floor.as_dict()
+    del cluster
+    _progress(f"{size.name}: floor {floor.pods_per_second:,.0f} pods/s")
+
+    row["runs"] = {}
+    if not engine_ok:
+        return row
+    for i, mode in enumerate(args.modes):
+        run = _spawn(args, path, mode, row["probe_pod"] if i == 0 else "",
+                     args.budget_seconds)
+        _summarise_run(run, row)
+        row["runs"][mode] = run
+        _progress(f"{size.name}: {mode}: {_run_text(run)}")
+        if run.get("timed_out_in") == "simulate" and args.probe_pods > 0 and "probe" not in row:
+            row["probe"] = _probe(args, size, workdir, mode)
+            _progress(f"{size.name}: probe: {_run_text(row['probe'])}")
+    if not args.keep:
+        path.unlink()
+    return row
+
+
+def _probe(args: argparse.Namespace, size, workdir: Path, mode: str) -> dict:
+    from .generate import generate, to_yaml
+
+    cluster = generate(size, args.seed, pending_limit=args.probe_pods)
+    path = workdir / f"bench-{size.name}-seed{args.seed}-probe{args.probe_pods}.yaml"
+    path.write_text(to_yaml(cluster.objects), encoding="utf-8")
+    run = _spawn(args, path, mode, "", args.budget_seconds)
+    run["probe_pending"] = cluster.pending
+    run["attempted"] = cluster.pending - cluster.gated
+    sim = run["phases"].get("simulate")
+    if sim and "seconds" in sim:
+        run["pods_per_second"] = run["attempted"] / sim["seconds"] if sim["seconds"] else None
+    if not args.keep:
+        path.unlink()
+    return run
+
+
+def _summarise_run(run: dict, row: dict) -> None:
+    sim = run["phases"].get("simulate")
+    if sim and "seconds" in sim:
+        run["pods_per_second"] = row["attempted"] / sim["seconds"] if sim["seconds"] else None
+        floor = row["floor"]["pods_per_second"]
+        run["floor_ratio"] = run["pods_per_second"] / floor if floor else None
+        # nodes x pods: flat when the cost per pod grows linearly with the nodes
+        run["us_per_pod_per_1000_nodes"] = (
+            sim["seconds"] / row["attempted"] / (row["nodes"] / 1000) * 1e6)
+
+
+def _run_text(run: dict) -> str:
+    parts = []
+    load = run["phases"].get("load", {})
+    if "seconds" in load:
+        parts.append(f"load {load['seconds']:.2f} s")
+    if run.get("pods_per_second"):
+        parts.append(f"simulate {run['pods_per_second']:,.0f} pods/s")
+    if "timeout" in run:
+        parts.append(f"timed out after {run['timeout']:.0f} s in {run.get('timed_out_in')}")
+    parts += run.get("errors", [])
+    if "exit_code" in run and not run.get("errors"):
+        parts.append(f"exit {run['exit_code']}: {run.get('stderr', '').strip()[-300:]}")
+    parts.append(f"peak {run['peak_rss_mb']:.0f} MB")
+    return ", ".join(parts)
+
+
+def _progress(msg: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+# --- the report ----------------------------------------------------------------------------
+
+
+def _fmt(value, spec: str = ",.0f", suffix: str = "") -> str:
+    if value is None:
+        return "-"
+    return f"{value:{spec}}{suffix}"
+
+
+def _pods_per_second(run: dict, row: dict) -> str:
+    """Measured pods/s; after a timeout, ``~N`` estimated by the probe run."""
+    if run.get("pods_per_second"):
+        return _fmt(run["pods_per_second"])
+    probe = row.get("probe", {})
+    if "timeout" in run and probe.get("pods_per_second") and probe.get("mode") == run["mode"]:
+        return "~" + _fmt(probe["pods_per_second"])
+    return "-"
+
+
+def render(report: dict) -> str:
+    lines = [f"scheduler_core bench  {report['when']}  commit {report['commit']}  "
+             f"{report['machine']}",
+             f"engine: {report['engine']}", ""]
+    header = ("size", "nodes", "pending", "bound", "yaml MB", "gen s", "load s", "filter ms",
+              "score ms", "sim s", "pods/s", "fast pods/s", "peak MB", "us/pod/knode",
+              "floor pods/s", "ratio")
+    table = [header]
+    notes = []
+    for row in report["sizes"]:
+        det = row["runs"].get("detail") or next(iter(row["runs"].values()), None) or {}
+        fast = row["runs"].get("fast") or {}
+        ph = det.get("phases", {})
+        sim = ph.get("simulate", {})
+        flt, scr = ph.get("run_filter", {}), ph.get("run_score", {})
+        peak = max([r.get("peak_rss_mb", 0) for r in row["runs"].values()] or [0]) or None
+        table.append((
+            row["size"], _fmt(row["nodes"]), _fmt(row["pending"]), _fmt(row["bound"]),
+            _fmt(row["yaml_bytes"] / 1e6, ".1f"),
+            _fmt(row["generate_seconds"] + row["dump_seconds"], ".1f"),
+            _fmt(ph.get("load", {}).get("seconds"), ".2f"),
+            _fmt(flt["median"] * 1e3 if "median" in flt else None, ".1f"),
+            _fmt(scr["median"] * 1e3 if "median" in scr else None, ".1f"),
+            _fmt(sim.get("seconds"), ".2f"),
+            _pods_per_second(det, row), _pods_per_second(fast, row),
+            (">" if any("timeout" in r for r in row["runs"].values()) else "") + _fmt(peak),
+            _fmt(det.get("us_per_pod_per_1000_nodes"), ".1f"),
+            _fmt(row["floor"]["pods_per_second"]),
+            _fmt(det.get("floor_ratio"), ".3f", "x")))
+        for mode, run in row["runs"].items():
+            if "timeout" in run or run.get("errors") or "exit_code" in run:
+                notes.append(f"{row['size']} {mode}: {_run_text(run)}")
+            sim_m = run["phases"].get("simulate", {})
+            if sim_m.get("outcomes"):
+                notes.append(f"{row['size']} {mode}: outcomes {sim_m['outcomes']}"
+                             f" ({sim_m.get('pods')} pod records)")
+            ser = run["phases"].get("serialize", {})
+            if "bytes" in ser and mode == "detail":
+                notes.append(f"{row['size']} {mode}: result as JSON {ser['bytes'] / 1e6:.1f} MB"
+                             f" in {ser['seconds']:.2f} s")
+        if "probe" in row:
+            pr = row["probe"]
+            est = pr.get("pods_per_second")
+            total = row["attempted"] / est if est else None
+            notes.append(
+                f"{row['size']}: probe with the first {pr['probe_pending']} pending pods: "
+                + (f"{est:,.1f} pods/s, so about {total:,.0f} s for all {row['attempted']}"
+                   if est else _run_text(pr)))
+        f = row["floor"]
+        notes.append(f"{row['size']}: floor placed {f['scheduled']}/{f['attempted']} "
+                     f"(no preemption; {row['preemptors']} pods need it), "
+                     f"{row['gated']} gated")
+    widths = [max(len(str(r[i])) for r in table) for i in range(len(header))]
+    for r in table:
+        lines.append("  ".join(str(c).rjust(w) for c, w in zip(r, widths)))
+    lines.append("")
+    lines += notes
+    lines.append("")
+    lines.append("pods/s: pending non-gated pods / simulate seconds (loading excluded); "
+                 "ratio: pods/s over the floor's; peak MB: ru_maxrss of the subprocess "
+                 "(interpreter and YAML text included; '>' when a run timed out); "
+                 "~: estimated by a probe run; filter/score: median of up to 5 calls on "
+                 "one pending pod.")
+    return "\n".join(lines)
+
+
+def _commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
+                              capture_output=True, text=True, timeout=10).stdout.strip()
+    except Exception:  # noqa: BLE001
+        return "?"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m tests.bench.run", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sizes", default=None,
+                   help=f"comma-separated: small, 500, 1000, 5000 or NODESxPENDING "
+                        f"(default {DEFAULT_SIZES}; with --quick {QUICK_SIZES})")
+    p.add_argument("--quick", action="store_true",
+                   help="detail mode only, one floor pass, budget capped at 120 s")
+    p.add_argument("--budget-seconds", type=float, default=300.0,
+                   help="time limit of each engine subprocess (default 300)")
+    p.add_argument("--modes", default="detail,fast",
+                   help="detail (results collected) and/or fast (detail=False)")
+    p.add_argument("--probe-pods", type=int, default=200,
+                   help="pending pods in the probe run after a timeout (0: no probe)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    p.add_argument("--workdir", help="where the scenario files go (default: a temp dir)")
+    p.add_argument("--keep", action="store_true", help="keep the generated YAML files")
+    p.add_argument("--engine", default="scheduler_core", help=argparse.SUPPRESS)
+    # internal: the subprocess side
+    p.add_argument("--worker", help=argparse.SUPPRESS)
+    p.add_argument("--mode", default="detail", help=argparse.SUPPRESS)
+    p.add_argument("--results", help=argparse.SUPPRESS)
+    p.add_argument("--probe-pod", default="", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.worker:
+        return worker(args)
+
+    sizes = (args.sizes or (QUICK_SIZES if args.quick else DEFAULT_SIZES)).split(",")
+    args.modes = [m for m in args.modes.split(",") if m]
+    if args.quick:
+        args.modes = args.modes[:1]
+        args.budget_seconds = min(args.budget_seconds, 120.0)
+        args.probe_pods = min(args.probe_pods, 100)
+    from .generate import parse_size
+
+    for s in sizes:
+        parse_size(s)  # fail early on a typo
+    engine = _engine_status(args.engine)
+    _progress(f"engine {args.engine}: {engine}")
+    own_dir = args.workdir is None
+    workdir = Path(args.workdir or tempfile.mkdtemp(prefix="whatif-bench-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    import numpy
+    import yaml
+
+    report = {
+        "when": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+        "commit": _commit(),
+        "machine": f"{platform.python_implementation()} {platform.python_version()}, "
+                   f"{os.cpu_count()} cpu, numpy {numpy.__version__}, "
+                   f"PyYAML {yaml.__version__} (libyaml {yaml.__with_libyaml__})",
+        "engine": engine, "seed": args.seed, "budget_seconds": args.budget_seconds,
+        "modes": args.modes, "sizes": [],
+    }
+    try:
+        for s in sizes:
+            report["sizes"].append(bench_size(args, s, workdir, engine == "ready"))
+    finally:
+        if own_dir and not args.keep:
+            shutil.rmtree(workdir, ignore_errors=True)
+    print(render(report))
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    complete = engine == "ready" and all(
+        "timeout" not in r and not r.get("errors") and "exit_code" not in r
+        for row in report["sizes"] for r in row["runs"].values())
+    return 0 if complete else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
