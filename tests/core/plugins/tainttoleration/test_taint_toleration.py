@@ -125,3 +125,21 @@ SCORE_CASES = [
 @pytest.mark.parametrize("case", SCORE_CASES, ids=lambda c: c.name)
 def test_score(case):
     assert run_scores(TaintToleration(None, None), case.pod, case.nodes) == case.want
+
+
+def test_explain_lists_the_prefer_no_schedule_tolerations():
+    pl = TaintToleration(None, None)
+    pod = (make_pod("p").toleration("a", "1", "NoSchedule").toleration("b", "2")
+           .toleration("c", operator="Exists", effect="PreferNoSchedule").obj())
+    state = CycleState()
+    pl.pre_score(state, pod, [])
+    assert pl.explain(state, pod) == {"tolerationsPreferNoSchedule": [
+        {"key": "b", "operator": "Equal", "value": "2", "effect": ""},
+        {"key": "c", "operator": "Exists", "value": "", "effect": "PreferNoSchedule"}]}
+    assert pl.explain(CycleState(), pod) is None
+
+
+def test_score_without_pre_score_is_an_error():
+    [ni] = node_infos([make_node("n").obj()])
+    _, st = TaintToleration(None, None).score(CycleState(), make_pod("p").obj(), ni)
+    assert st.code == Code.Error
