@@ -98,7 +98,8 @@ class NodeAffinity(Plugin):
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
                    ) -> tuple[PreFilterResult | None, Status]:
-        """PreFilter: compile the pod's requirements; narrow to named nodes when all terms name them."""
+        """PreFilter: compile the pod's requirements; when every required term names nodes
+        (matchFields metadata.name In), narrow the cycle to those nodes."""
         required = _required_terms(pod)
         if required is None and self.added_node_selector is None and not pod.node_selector:
             return None, Status(Code.Skip)

@@ -73,7 +73,8 @@ def compute_pod_resource_request(pod: Pod) -> Resource:
 
 
 def _ignored(name: str, ignored: frozenset[str], ignored_groups: frozenset[str]) -> bool:
-    """An extended resource named in ignoredResources or whose domain is in ignoredResourceGroups."""
+    """An extended resource listed in ignoredResources, or whose domain (the part before
+    "/") is listed in ignoredResourceGroups."""
     if not is_extended_resource_name(name):
         return False
     return name in ignored or name.split("/")[0] in ignored_groups
