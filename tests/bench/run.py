@@ -98,9 +98,9 @@ def worker(args: argparse.Namespace) -> int:
 
     record("begin-load")
     try:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         scenario = engine.load_scenario(text, filename=Path(args.worker).name)
-        record("load", seconds=time.perf_counter() - t)
+        record("load", seconds=time.perf_counter() - t, cpu_seconds=time.process_time() - c)
     except Exception as exc:  # noqa: BLE001
         fail("load", exc)
         return 1
@@ -117,15 +117,17 @@ def worker(args: argparse.Namespace) -> int:
 
     record("begin-simulate")
     try:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         result = engine.simulate(scenario, seed=args.seed, detail=args.mode == "detail")
-        seconds = time.perf_counter() - t
+        seconds, cpu_seconds = time.perf_counter() - t, time.process_time() - c
     except Exception as exc:  # noqa: BLE001
         fail("simulate", exc)
         return 1
     pods = result.get("pods", []) if isinstance(result, dict) else []
     outcomes = collections.Counter(str(p.get("outcome")) for p in pods)
-    record("simulate", seconds=seconds, pods=len(pods), outcomes=dict(outcomes))
+    extra = {k: len(result[k]) for k in ("evicted", "cycles", "events")
+             if isinstance(result, dict) and isinstance(result.get(k), list)}
+    record("simulate", seconds=seconds, cpu_seconds=cpu_seconds, pods=len(pods), outcomes=dict(outcomes), **extra)
 
     record("begin-serialize")
     try:
@@ -306,10 +308,10 @@ def _pods_per_second(run: dict, row: dict) -> str:
 
 def render(report: dict) -> str:
     lines = [f"scheduler_core bench  {report['when']}  commit {report['commit']}  "
-             f"{report['machine']}",
+             f"{report['machine']}  load average at start {report.get('loadavg', '?')}",
              f"engine: {report['engine']}", ""]
     header = ("size", "nodes", "pending", "bound", "yaml MB", "gen s", "load s", "filter ms",
-              "score ms", "sim s", "pods/s", "fast pods/s", "peak MB", "us/pod/knode",
+              "score ms", "sim s", "sim cpu s", "pods/s", "fast pods/s", "peak MB", "us/pod/knode",
               "floor pods/s", "ratio")
     table = [header]
     notes = []
@@ -327,7 +329,7 @@ def render(report: dict) -> str:
             _fmt(ph.get("load", {}).get("seconds"), ".2f"),
             _fmt(flt["median"] * 1e3 if "median" in flt else None, ".1f"),
             _fmt(scr["median"] * 1e3 if "median" in scr else None, ".1f"),
-            _fmt(sim.get("seconds"), ".2f"),
+            _fmt(sim.get("seconds"), ".2f"), _fmt(sim.get("cpu_seconds"), ".2f"),
             _pods_per_second(det, row), _pods_per_second(fast, row),
             (">" if any("timeout" in r for r in row["runs"].values()) else "") + _fmt(peak),
             _fmt(det.get("us_per_pod_per_1000_nodes"), ".1f"),
@@ -338,8 +340,10 @@ def render(report: dict) -> str:
                 notes.append(f"{row['size']} {mode}: {_run_text(run)}")
             sim_m = run["phases"].get("simulate", {})
             if sim_m.get("outcomes"):
+                counts = ", ".join(f"{sim_m[k]} {k}" for k in ("evicted", "cycles", "events")
+                                   if k in sim_m)
                 notes.append(f"{row['size']} {mode}: outcomes {sim_m['outcomes']}"
-                             f" ({sim_m.get('pods')} pod records)")
+                             f" ({sim_m.get('pods')} pod records; {counts})")
             ser = run["phases"].get("serialize", {})
             if "bytes" in ser and mode == "detail":
                 notes.append(f"{row['size']} {mode}: result as JSON {ser['bytes'] / 1e6:.1f} MB"
@@ -363,6 +367,7 @@ def render(report: dict) -> str:
     lines += notes
     lines.append("")
     lines.append("pods/s: pending non-gated pods / simulate seconds (loading excluded); "
+                 "sim cpu s: process time, less sensitive to other load on the machine; "
                  "ratio: pods/s over the floor's; peak MB: ru_maxrss of the subprocess "
                  "(interpreter and YAML text included; '>' when a run timed out); "
                  "~: estimated by a probe run; filter/score: median of up to 5 calls on "
@@ -430,6 +435,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": f"{platform.python_implementation()} {platform.python_version()}, "
                    f"{os.cpu_count()} cpu, numpy {numpy.__version__}, "
                    f"PyYAML {yaml.__version__} (libyaml {yaml.__with_libyaml__})",
+        "loadavg": " ".join(f"{x:.2f}" for x in os.getloadavg()),
         "engine": engine, "seed": args.seed, "budget_seconds": args.budget_seconds,
         "modes": args.modes, "sizes": [],
     }
