@@ -30,6 +30,12 @@ class ScenarioSaveTestCase(BaseTestCase):
         self.assertNotContains(r, "<html")
         self.assertEqual(Revision.objects.filter(scenario=self.scenario).count(), 1)
 
+    def test_it_tells_htmx_to_load_the_page_after_a_save(self):
+        r = self.save(self.editor, headers={"HX-Request": "true"})
+        self.assertEqual(r.status_code, 200)
+        self.assertEqual(r["HX-Redirect"], f"/scenarios/{self.scenario.pk}/")
+        self.assertEqual(Revision.objects.filter(scenario=self.scenario).count(), 2)
+
     def test_it_is_forbidden_for_a_viewer(self):
         self.assertEqual(self.save(self.viewer).status_code, 403)
         self.assertEqual(Revision.objects.filter(scenario=self.scenario).count(), 1)

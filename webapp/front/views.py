@@ -2,11 +2,12 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
-from django.http import Http404
+from django.http import Http404, HttpResponseNotFound, HttpResponseServerError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template import loader
-from django.http import HttpResponseNotFound, HttpResponseServerError
+from django.urls import reverse
 from django.utils import timezone
+from django_htmx.http import HttpResponseClientRedirect
 from django.views.decorators.http import require_POST
 
 from webapp.scenarios import manifests as summary
@@ -105,6 +106,8 @@ def scenario_save(request, pk):
             scenario.refresh_from_db()
         else:
             messages.success(request, f"Saved revision {revision.number}.")
+            if request.htmx:  # a plain redirect would be swapped into the form
+                return HttpResponseClientRedirect(reverse("scenario-detail", args=[scenario.pk]))
             return redirect("scenario-detail", pk=scenario.pk)
     context = detail_context(request, scenario, form=form, stale=stale)
     if request.htmx:
