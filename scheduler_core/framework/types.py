@@ -250,7 +250,10 @@ class NodeInfo:
         self.requested.add_map(pi.requests, sign)
         self.non_zero_requested.milli_cpu += sign * pi.non_zero_requests.get(CPU, 0)
         self.non_zero_requested.memory += sign * pi.non_zero_requests.get(MEMORY, 0)
-        for c in pi.pod.containers:
+        pod = pi.pod
+        # NodeInfo.updateUsedPorts: sidecar init containers' host ports count too
+        for c in (*(c for c in pod.init_containers if c.restart_policy == "Always"),
+                  *pod.containers):
             for p in c.ports:
                 if sign > 0:
                     self.used_ports.add(p.host_ip, p.protocol, p.host_port)
