@@ -14,9 +14,23 @@ import yaml
 from .errors import ScenarioError
 
 try:
-    _LOADER = yaml.CSafeLoader
+    _BASE_LOADER = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML without libyaml
-    _LOADER = yaml.SafeLoader
+    _BASE_LOADER = yaml.SafeLoader
+
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+
+
+class _Loader(_BASE_LOADER):  # type: ignore[valid-type, misc]
+    """Safe loader that leaves timestamp-like scalars as strings, as go-yaml v2 (under
+    sigs.k8s.io/yaml) does when decoding into untyped values: ``date: 2026-01-01`` is
+    the label value "2026-01-01", not a date."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != _TIMESTAMP_TAG]
+    for first, resolvers in _BASE_LOADER.yaml_implicit_resolvers.items()}
+_LOADER = _Loader
 
 # Expanded size (scalars + collections, aliases counted each time they are used) above
 # which a document counts as an alias bomb, unless it is small relative to its real size.

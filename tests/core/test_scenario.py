@@ -304,3 +304,9 @@ def test_default_constraints_tuple_type() -> None:
                                     "whenUnsatisfiable: ScheduleAnyway}]"))
     assert s.pods[0].topology_spread_constraints == (
         TopologySpreadConstraint(2, "z", "ScheduleAnyway"),)
+
+
+def test_timestamp_like_values_stay_strings_as_in_kubectl() -> None:
+    s = load_scenario("apiVersion: v1\nkind: Node\nmetadata: {name: n, labels: "
+                      "{built: 2026-01-01}, creationTimestamp: 2026-01-01T00:00:00Z}")
+    assert dict(s.nodes[0].labels) == {"built": "2026-01-01"}
