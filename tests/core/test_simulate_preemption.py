@@ -1,0 +1,178 @@
+"""End-to-end preemption and nominated nodes through ``simulate`` (issue 5).
+
+Scenarios are manifests built by the small helpers below; every node has 2 cpu, so a
+pod asking for 2 cpu needs a whole node.
+"""
+from __future__ import annotations
+
+import pytest
+
+from scheduler_core.api import simulate
+from scheduler_core.scenario import load_scenario
+
+
+def node(name: str, cpu: str = "2") -> str:
+    return f"""apiVersion: v1
+kind: Node
+metadata: {{name: {name}}}
+status: {{allocatable: {{cpu: "{cpu}", memory: 4Gi, pods: "10"}}}}
+"""
+
+
+def pod(name: str, cpu: str, priority: int | None = None, on: str = "", nominated: str = "",
+        labels: dict | None = None, priority_class: str = "", terminating: bool = False) -> str:
+    meta = f"name: {name}"
+    if labels:
+        meta += ", labels: {" + ", ".join(f"{k}: {v}" for k, v in labels.items()) + "}"
+    if terminating:
+        meta += ', deletionTimestamp: "2026-01-01T00:00:00Z"'
+    spec = [f"  containers: [{{name: c, resources: {{requests: {{cpu: \"{cpu}\"}}}}}}]"]
+    if priority is not None:
+        spec.append(f"  priority: {priority}")
+    if priority_class:
+        spec.append(f"  priorityClassName: {priority_class}")
+    if on:
+        spec.append(f"  nodeName: {on}")
+    doc = f"apiVersion: v1\nkind: Pod\nmetadata: {{{meta}}}\nspec:\n" + "\n".join(spec) + "\n"
+    if nominated:
+        doc += f"status: {{nominatedNodeName: {nominated}}}\n"
+    return doc
+
+
+def priority_class(name: str, value: int, policy: str = "PreemptLowerPriority") -> str:
+    return f"""apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {{name: {name}}}
+value: {value}
+preemptionPolicy: {policy}
+"""
+
+
+def pdb(name: str, app: str, min_available: int) -> str:
+    return f"""apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {{name: {name}}}
+spec:
+  minAvailable: {min_available}
+  selector: {{matchLabels: {{app: {app}}}}}
+"""
+
+
+def run(*docs: str, seed: int = 0) -> dict:
+    return simulate(load_scenario("---\n".join(docs)), seed)
+
+
+def outcome(result: dict, key: str) -> dict:
+    return next(p for p in result["pods"] if p["pod"] == f"default/{key}")
+
+
+def cycles_of(result: dict, key: str) -> list[dict]:
+    return [c for c in result["cycles"] if c["pod"] == f"default/{key}"]
+
+
+def reasons(result: dict) -> list[tuple[str, str, str | None]]:
+    return [(e["reason"], e["pod"], e.get("node")) for e in result["events"]]
+
+
+def test_a_high_priority_pod_preempts_and_lands_on_its_nominated_node() -> None:
+    r = run(node("n1"), node("n2"), pod("low1", "2", 1, on="n1"), pod("low5", "2", 5, on="n2"),
+            pod("hi", "2", 1000))
+    assert (outcome(r, "hi"), r["evicted"]) == \
+        ({"pod": "default/hi", "outcome": "Scheduled", "node": "n1"}, ["default/low1"])
+    first, second = cycles_of(r, "hi")
+    assert first["plugins"]["DefaultPreemption"]["chosen"] == "n1"
+    assert first["plugins"]["DefaultPreemption"]["decidedBy"] == "lowest highest-priority victim"
+    assert (second["nominatedNodeTried"], second["nominatedNodeFit"],
+            second["nodesEvaluated"]) == ("n1", True, 1)
+    ev = reasons(r)
+    assert ev[0] == ("FailedScheduling", "default/hi", None)
+    assert ev[-1] == ("Scheduled", "default/hi", "n1")
+    assert sorted(ev[1:-1]) == [("Nominated", "default/hi", "n1"),
+                                ("Preempted", "default/low1", "n1")]
+
+
+def test_a_pod_starting_with_a_nominated_node_that_fits_is_bound_there_without_other_nodes() -> None:
+    r = run(node("n1"), node("n2"), node("n3"), pod("p", "1", nominated="n3"))
+    (cyc,) = cycles_of(r, "p")
+    assert outcome(r, "p")["node"] == "n3"
+    assert (cyc["nominatedNodeTried"], cyc["nominatedNodeFit"], cyc["nodesEvaluated"]) == \
+        ("n3", True, 1)
+
+
+def test_a_nominated_node_that_stops_fitting_sends_the_pod_elsewhere() -> None:
+    r = run(node("n1"), node("n2"), pod("big", "2", 50, on="n1"),
+            pod("p", "1", 10, nominated="n1"))
+    (cyc,) = cycles_of(r, "p")
+    assert outcome(r, "p") == {"pod": "default/p", "outcome": "Scheduled", "node": "n2"}
+    assert (cyc["nominatedNodeTried"], cyc["nominatedNodeFit"], r["evicted"]) == ("n1", False, [])
+
+
+# n1 has 2 cpu, 1 held by a terminating low-priority pod; "hi" (2 cpu) is nominated there and
+# waits for it, so "mid" (1 cpu, lower priority) must not take the free cpu.
+WAITING_FOR_TERMINATION = (node("n1"), node("n2"), pod("busy", "2", 500, on="n2"),
+                           pod("t", "1", 1, on="n1", terminating=True))
+
+
+@pytest.mark.parametrize("preemptor,want_mid", [
+    ((pod("hi", "2", 100, nominated="n1"),),
+     {"pod": "default/mid", "outcome": "Unschedulable", "node": None, "nominatedNode": None,
+      "message": "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are "
+                 "available: 1 Insufficient cpu, 1 No preemption victims found for "
+                 "incoming pod."}),
+    ((), {"pod": "default/mid", "outcome": "Scheduled", "node": "n1"}),
+], ids=["a lower-priority pod cannot take the nominated room",
+        "without the nominated pod the room is free"])
+def test_a_pending_lower_priority_pod_cannot_take_the_nominated_room(preemptor, want_mid) -> None:
+    r = run(*WAITING_FOR_TERMINATION, *preemptor, pod("mid", "1", 10))
+    assert outcome(r, "mid") == want_mid
+
+
+def test_a_preemptor_nominates_itself_behind_a_victim_already_terminating() -> None:
+    r = run(*WAITING_FOR_TERMINATION, pod("hi", "2", 100), pod("mid", "1", 10))
+    ex = cycles_of(r, "hi")[0]["plugins"]["DefaultPreemption"]
+    assert (ex["chosen"], ex["evictions"], ex["alreadyTerminating"]) == ("n1", [], ["default/t"])
+    assert (outcome(r, "hi")["nominatedNode"], outcome(r, "mid")["outcome"], r["evicted"]) == \
+        ("n1", "Unschedulable", [])
+
+
+def test_a_preemptor_waits_while_a_victim_terminates_on_its_nominated_node() -> None:
+    r = run(*WAITING_FOR_TERMINATION, pod("hi", "2", 100, nominated="n1"))
+    assert outcome(r, "hi") == {
+        "pod": "default/hi", "outcome": "Unschedulable", "node": None, "nominatedNode": "n1",
+        "message": "0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible "
+                   "due to a terminating pod on the nominated node."}
+    assert r["evicted"] == []
+
+
+def test_preemption_policy_never_does_not_preempt() -> None:
+    r = run(priority_class("never", 1000, "Never"), node("n1"), pod("low", "2", 1, on="n1"),
+            pod("hi", "2", priority_class="never"))
+    assert (outcome(r, "hi"), r["evicted"]) == ({
+        "pod": "default/hi", "outcome": "Unschedulable", "node": None, "nominatedNode": None,
+        "message": "0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible "
+                   "due to preemptionPolicy=Never."}, [])
+
+
+@pytest.mark.parametrize("budgets,want_node,want_evicted", [
+    ((), "n1", ["default/db"]),
+    ((pdb("db", "db", 1),), "n2", ["default/web"]),
+], ids=["without a PDB the lowest-priority victim goes", "a PDB steers preemption away"])
+def test_a_pdb_steers_the_choice_of_node(budgets, want_node, want_evicted) -> None:
+    r = run(*budgets, node("n1"), node("n2"), pod("db", "2", 1, on="n1", labels={"app": "db"}),
+            pod("web", "2", 5, on="n2", labels={"app": "web"}), pod("hi", "2", 100))
+    assert (outcome(r, "hi")["node"], r["evicted"]) == (want_node, want_evicted)
+
+
+def test_preemption_clears_lower_priority_nominations_on_the_chosen_node() -> None:
+    r = run(node("n1"), pod("low", "2", 1, on="n1"), pod("mid", "2", 10, nominated="n1"),
+            pod("hi", "2", 100))
+    first = cycles_of(r, "hi")[0]["plugins"]["DefaultPreemption"]
+    assert (first["clearedNominations"], outcome(r, "hi")["node"]) == (["default/mid"], "n1")
+    assert outcome(r, "mid")["nominatedNode"] is None
+
+
+def test_no_node_where_preemption_helps_is_reported() -> None:
+    r = run(node("n1"), pod("big", "2", 100, on="n1"), pod("p", "1", 10))
+    assert outcome(r, "p")["message"] == (
+        "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: "
+        "1 No preemption victims found for incoming pod.")
