@@ -38,19 +38,55 @@ def read_label_selector(d: Decoder, v: Any, path: str) -> t.LabelSelector | None
 
 
 def _label_requirement(d: Decoder, v: Any, path: str) -> t.LabelSelectorRequirement:
+    """metav1validation.ValidateLabelSelectorRequirement wording."""
     m = d.obj(v, path)
-    return t.LabelSelectorRequirement(
-        d.str(m.get("key"), f"{path}.key"),
-        d.enum(m.get("operator"), f"{path}.operator", LABEL_OPS, ""),
+    r = t.LabelSelectorRequirement(
+        d.str(m.get("key"), f"{path}.key"), d.str(m.get("operator"), f"{path}.operator"),
         d.str_list(m.get("values"), f"{path}.values"))
+    _check_values(d, path, r.operator, r.values, LABEL_OPS)
+    return r
 
 
 def _node_requirement(d: Decoder, v: Any, path: str) -> t.NodeSelectorRequirement:
+    """validation.go ValidateNodeSelectorRequirement wording."""
     m = d.obj(v, path)
-    return t.NodeSelectorRequirement(
-        d.str(m.get("key"), f"{path}.key"),
-        d.enum(m.get("operator"), f"{path}.operator", NODE_OPS, ""),
+    r = t.NodeSelectorRequirement(
+        d.str(m.get("key"), f"{path}.key"), d.str(m.get("operator"), f"{path}.operator"),
         d.str_list(m.get("values"), f"{path}.values"))
+    _check_values(d, path, r.operator, r.values, NODE_OPS)
+    return r
+
+
+def _field_requirement(d: Decoder, v: Any, path: str) -> t.NodeSelectorRequirement:
+    """validation.go validateNodeFieldSelectorRequirement: metadata.name In/NotIn one value."""
+    m = d.obj(v, path)
+    r = t.NodeSelectorRequirement(
+        d.str(m.get("key"), f"{path}.key"), d.str(m.get("operator"), f"{path}.operator"),
+        d.str_list(m.get("values"), f"{path}.values"))
+    if r.operator not in ("In", "NotIn"):
+        raise d.fail_field(vf.invalid(f"{path}.operator", r.operator,
+                                      "not a valid selector operator"))
+    if len(r.values) != 1:
+        raise d.fail_field(vf.required(f"{path}.values", "must be only one value when "
+                                       "`operator` is 'In' or 'NotIn' for node field selector"))
+    if r.key != "metadata.name":
+        raise d.fail_field(vf.invalid(f"{path}.key", r.key, "not a valid field selector key"))
+    return r
+
+
+def _check_values(d: Decoder, path: str, op: str, values: tuple[str, ...],
+                  allowed: tuple[str, ...]) -> None:
+    if op not in allowed:
+        raise d.fail_field(vf.invalid(f"{path}.operator", op, "not a valid selector operator"))
+    if op in ("In", "NotIn") and not values:
+        raise d.fail_field(vf.required(f"{path}.values",
+                                       "must be specified when `operator` is 'In' or 'NotIn'"))
+    if op in ("Exists", "DoesNotExist") and values:
+        raise d.fail_field(vf.forbidden(
+            f"{path}.values", "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+    if op in ("Gt", "Lt") and len(values) != 1:
+        raise d.fail_field(vf.required(
+            f"{path}.values", "must be specified single value when `operator` is 'Lt' or 'Gt'"))
 
 
 def read_node_selector_term(d: Decoder, v: Any, path: str) -> t.NodeSelectorTerm:
@@ -59,7 +95,7 @@ def read_node_selector_term(d: Decoder, v: Any, path: str) -> t.NodeSelectorTerm
         d.items(m.get("matchExpressions"), f"{path}.matchExpressions",
                 lambda x, p: _node_requirement(d, x, p)),
         d.items(m.get("matchFields"), f"{path}.matchFields",
-                lambda x, p: _node_requirement(d, x, p)))
+                lambda x, p: _field_requirement(d, x, p)))
 
 
 def read_node_affinity(d: Decoder, v: Any, path: str) -> t.NodeAffinity | None:
@@ -73,21 +109,33 @@ def read_node_affinity(d: Decoder, v: Any, path: str) -> t.NodeAffinity | None:
         required = t.NodeSelector(d.items(
             r.get("nodeSelectorTerms"), f"{req_path}.nodeSelectorTerms",
             lambda x, p: read_node_selector_term(d, x, p)))
+        if not required.node_selector_terms:
+            raise d.fail_field(vf.required(f"{req_path}.nodeSelectorTerms",
+                                           "must have at least one node selector term"))
     pref_path = f"{path}.preferredDuringSchedulingIgnoredDuringExecution"
     preferred = d.items(m.get("preferredDuringSchedulingIgnoredDuringExecution"), pref_path,
                         lambda x, p: _preferred_term(d, x, p))
     return t.NodeAffinity(required, preferred)
 
 
+def _weight(d: Decoder, v: Any, path: str) -> int:
+    w = d.int(v, path, 0)
+    if not 1 <= w <= 100:
+        raise d.fail_field(vf.invalid(path, w, "must be in the range 1-100"))
+    return w
+
+
 def _preferred_term(d: Decoder, v: Any, path: str) -> t.PreferredSchedulingTerm:
     m = d.obj(v, path)
-    return t.PreferredSchedulingTerm(d.int(m.get("weight"), f"{path}.weight", 0),
+    return t.PreferredSchedulingTerm(_weight(d, m.get("weight"), f"{path}.weight"),
                                      read_node_selector_term(d, m.get("preference"),
                                                              f"{path}.preference"))
 
 
 def _pod_affinity_term(d: Decoder, v: Any, path: str) -> t.PodAffinityTerm:
     m = d.obj(v, path)
+    if not d.str(m.get("topologyKey"), f"{path}.topologyKey"):
+        raise d.fail_field(vf.required(f"{path}.topologyKey", "can not be empty"))
     return t.PodAffinityTerm(
         topology_key=d.str(m.get("topologyKey"), f"{path}.topologyKey"),
         label_selector=read_label_selector(d, m.get("labelSelector"), f"{path}.labelSelector"),
@@ -101,7 +149,7 @@ def _pod_affinity_term(d: Decoder, v: Any, path: str) -> t.PodAffinityTerm:
 def _weighted_pod_term(d: Decoder, v: Any, path: str) -> t.WeightedPodAffinityTerm:
     m = d.obj(v, path)
     return t.WeightedPodAffinityTerm(
-        d.int(m.get("weight"), f"{path}.weight", 0),
+        _weight(d, m.get("weight"), f"{path}.weight"),
         _pod_affinity_term(d, m.get("podAffinityTerm"), f"{path}.podAffinityTerm"))
 
 
@@ -231,6 +279,7 @@ def read_container(d: Decoder, v: Any, path: str) -> t.Container:
     res = d.obj(m.get("resources"), f"{path}.resources")
     requests = d.resource_list(res.get("requests"), f"{path}.resources.requests")
     limits = d.resource_list(res.get("limits"), f"{path}.resources.limits")
+    _check_requests_within_limits(d, f"{path}.resources", res, requests, limits)
     return t.Container(
         name=d.str(m.get("name"), f"{path}.name"),
         image=d.str(m.get("image"), f"{path}.image"),
@@ -238,6 +287,18 @@ def read_container(d: Decoder, v: Any, path: str) -> t.Container:
         limits=limits,
         ports=d.items(m.get("ports"), f"{path}.ports", lambda x, p: _port(d, x, p)),
         restart_policy=d.str(m.get("restartPolicy"), f"{path}.restartPolicy") or None)
+
+
+def _check_requests_within_limits(d: Decoder, path: str, raw: Any, requests: dict,
+                                  limits: dict) -> None:
+    """validation.go ValidateResourceRequirements: a request above its limit."""
+    for name, amount in requests.items():
+        if name in limits and amount > limits[name]:
+            req_raw = d.obj(raw.get("requests"), f"{path}.requests")[name]
+            lim_raw = d.obj(raw.get("limits"), f"{path}.limits")[name]
+            raise d.fail_field(vf.invalid(f"{path}.requests[{name}]", str(req_raw),
+                                          f"must be less than or equal to {name} limit of "
+                                          f"{lim_raw}"))
 
 
 def _port(d: Decoder, v: Any, path: str) -> t.ContainerPort:

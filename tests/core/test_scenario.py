@@ -266,8 +266,50 @@ BAD = [
              "[{topologyKey: z, labelSelector: {matchExpressions: [{key: a, operator: Near}]}}]}}"),
      "scenario.yaml: Pod default/p: spec.affinity.podAffinity."
      "requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0]."
-     "operator: Unsupported value: \"Near\": supported values: \"DoesNotExist\", \"Exists\", "
-     "\"In\", \"NotIn\""),
+     "operator: Invalid value: \"Near\": not a valid selector operator"),
+    ("In without values", pod_yaml(
+        spec="affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+             "{nodeSelectorTerms: [{matchExpressions: [{key: a, operator: In}]}]}}}"),
+     "scenario.yaml: Pod default/p: spec.affinity.nodeAffinity."
+     "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0]."
+     "values: Required value: must be specified when `operator` is 'In' or 'NotIn'"),
+    ("Exists with values", pod_yaml(
+        spec="topologySpreadConstraints: [{maxSkew: 1, topologyKey: z, whenUnsatisfiable: "
+             "DoNotSchedule, labelSelector: {matchExpressions: [{key: a, operator: Exists, "
+             "values: [x]}]}}]"),
+     "scenario.yaml: Pod default/p: spec.topologySpreadConstraints[0].labelSelector."
+     "matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' "
+     "or 'DoesNotExist'"),
+    ("Gt with two values", pod_yaml(
+        spec="affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+             "{nodeSelectorTerms: [{matchExpressions: [{key: a, operator: Gt, values: ['1', "
+             "'2']}]}]}}}"),
+     "scenario.yaml: Pod default/p: spec.affinity.nodeAffinity."
+     "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0]."
+     "values: Required value: must be specified single value when `operator` is 'Lt' or 'Gt'"),
+    ("matchFields on another field", pod_yaml(
+        spec="affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+             "{nodeSelectorTerms: [{matchFields: [{key: spec.nodeName, operator: In, "
+             "values: [n1]}]}]}}}"),
+     "scenario.yaml: Pod default/p: spec.affinity.nodeAffinity."
+     "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].key: "
+     "Invalid value: \"spec.nodeName\": not a valid field selector key"),
+    ("preferred weight out of range", pod_yaml(
+        spec="affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: "
+             "[{weight: 101, preference: {matchExpressions: [{key: a, operator: Exists}]}}]}}"),
+     "scenario.yaml: Pod default/p: spec.affinity.nodeAffinity."
+     "preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 101: must be "
+     "in the range 1-100"),
+    ("pod affinity term without topologyKey", pod_yaml(
+        spec="affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+             "[{labelSelector: {}}]}}"),
+     "scenario.yaml: Pod default/p: spec.affinity.podAntiAffinity."
+     "requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Required value: can not "
+     "be empty"),
+    ("request above limit", pod_yaml(spec="containers: [{name: c, resources: {requests: "
+                                          "{cpu: '2'}, limits: {cpu: '1'}}}]"),
+     "scenario.yaml: Pod default/p: spec.containers[0].resources.requests[cpu]: Invalid value: "
+     "\"2\": must be less than or equal to cpu limit of 1"),
     ("label value not a string", "apiVersion: v1\nkind: Node\nmetadata: {name: n, labels: "
      "{tier: 1}}", "scenario.yaml: Node n: metadata.labels.tier: must be a string, not an "
      "integer"),
