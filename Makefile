@@ -25,9 +25,12 @@ $(VENV)/.installed-dev: pyproject.toml | $(PY)
 run: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput -v 0
 	$(PY) manage.py load_examples
-	@$(PY) -m celery -A webapp worker -B -l info --concurrency 2 \
-		-s .data/celerybeat-schedule > .data/worker.log 2>&1 & WORKER=$$!; \
-	trap 'kill -TERM $$WORKER 2>/dev/null; wait $$WORKER 2>/dev/null; echo "worker stopped"' EXIT; \
+	@# The worker gets a session of its own (so Ctrl-C reaches only runserver) and is stopped by the trap.
+	@setsid $(PY) -m celery -A webapp worker -B -l info --concurrency 2 \
+		-s .data/celerybeat-schedule > .data/worker.log 2>&1 < /dev/null & WORKER=$$!; \
+	trap 'kill -TERM $$WORKER 2>/dev/null; \
+		for i in $$(seq 150); do kill -0 $$WORKER 2>/dev/null || break; sleep 0.1; done; \
+		kill -KILL -- -$$WORKER 2>/dev/null; echo "worker stopped"' EXIT; \
 	trap 'exit 0' INT TERM; \
 	echo ""; \
 	echo "  Whatif is at http://127.0.0.1:$(PORT)/  (log in as demo / demo)"; \
