@@ -91,7 +91,7 @@ def test_a_high_priority_pod_preempts_and_lands_on_its_nominated_node() -> None:
                                 ("Preempted", "default/low1", "n1")]
 
 
-def test_a_pod_starting_with_a_nominated_node_that_fits_is_bound_there_without_other_nodes() -> None:
+def test_a_pod_starting_with_a_fitting_nominated_node_is_bound_there_alone() -> None:
     r = run(node("n1"), node("n2"), node("n3"), pod("p", "1", nominated="n3"))
     (cyc,) = cycles_of(r, "p")
     assert outcome(r, "p")["node"] == "n3"

@@ -139,7 +139,8 @@ class DefaultPreemption(Plugin):
                       pi: PodInfo, victims: list[PodInfo]) -> bool:
         """reprievePod: add back; if the pod stops fitting, remove again as a victim."""
         self._add_pod(state, pod, pi, node_info)
-        fits = self.handle.run_filter_plugins_with_nominated_pods(state, pod, node_info).is_success()
+        st = self.handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
+        fits = st.is_success()
         if not fits:
             self._remove_pod(state, pod, pi, node_info)
             victims.append(pi)

@@ -142,8 +142,9 @@ class Evaluator:
         trace.potential_nodes = [ni.name for ni in potential]
         if not potential:
             return [], {}, []
-        bound = [pi.pod for ni in all_nodes for pi in ni.pods]
-        pdbs = build_pdbs(getattr(self.handle.objects, "pdbs", ()) or (), bound)
+        specs = getattr(self.handle.objects, "pdbs", ()) or ()
+        bound = [pi.pod for ni in all_nodes for pi in ni.pods] if specs else []
+        pdbs = build_pdbs(specs, bound)
         trace.pdbs = pdbs
         offset, num = self.interface.get_offset_and_num_candidates(len(potential))
         trace.offset, trace.num_candidates = offset, num

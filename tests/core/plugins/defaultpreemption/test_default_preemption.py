@@ -15,6 +15,7 @@ from scheduler_core.framework.interface import (Code, Diagnosis, NominatingInfo,
                                                 PostFilterResult, Status)
 from scheduler_core.k8s.types import Node, Pod, PodDisruptionBudget
 from scheduler_core.plugins.defaultpreemption import DefaultPreemption
+from scheduler_core.plugins.noderesources.fit import Fit
 from tests.core.plugins.defaultpreemption.fake_handle import FakeHandle, unresolvable
 from tests.core.wrappers import make_node, make_pod, selector
 
@@ -72,13 +73,23 @@ CASES = [
          [node("n1"), node("n2")],
          [make_pod("t").priority(1).req(cpu=4000).node("n1").terminating().obj(),
           bound("lo", "n2", 1, 4000)], high(nominated="n1"),
-         None, unschedulable("preemption: not eligible due to a terminating pod on the nominated node.")),
+         None, unschedulable(
+             "preemption: not eligible due to a terminating pod on the nominated node.")),
     Case("a terminating pod does not block when the nominated node is unresolvable",
          [node("n1"), node("n2")],
          [make_pod("t").priority(1).req(cpu=4000).node("n1").terminating().obj(),
           bound("lo", "n2", 1, 4000)], high(nominated="n1"),
          nominate("n2"), Status(), ["default/lo"],
          overrides={"n1": unresolvable("node(s) didn't match Pod's node affinity/selector")}),
+    Case("a higher-priority pod terminating on the nominated node does not block",
+         [node("n1")], [make_pod("t").priority(20).req(cpu=2000).node("n1").terminating().obj(),
+                        bound("lo", "n1", 1, 2000)], high(cpu=4000, nominated="n1"),
+         nominate(""), unschedulable("preemption: 0/1 nodes are available: 1 Insufficient cpu.")),
+    Case("a terminating pod on another node does not block",
+         [node("n1"), node("n2")],
+         [make_pod("t").priority(1).req(cpu=4000).node("n2").terminating().obj(),
+          bound("lo", "n1", 1, 4000)], high(nominated="n1"),
+         nominate("n1"), Status(), ["default/lo"]),
     Case("no node where preemption helps clears the nomination",
          [node("n1"), node("n2")], [bound("lo", "n1", 1, 4000)], high(),
          nominate(""), unschedulable(
@@ -142,7 +153,8 @@ def test_seeded_offset_rotates_the_search_order() -> None:
     h.rng = random.Random(7)
     offset = random.Random(7).randrange(3)
     _, _, ex = post_filter(h, high())
-    assert (ex["offset"], ex["evaluated"]) == (offset, [f"n{(offset + i) % 3 + 1}" for i in range(3)])
+    want = [f"n{(offset + i) % 3 + 1}" for i in range(3)]
+    assert (ex["offset"], ex["evaluated"]) == (offset, want)
 
 
 def test_lower_priority_nominations_on_the_chosen_node_are_cleared() -> None:
@@ -204,3 +216,32 @@ def test_no_nodes_is_an_error() -> None:
     result, status = DefaultPreemption(None, h).post_filter(*h.cycle(high())[:1], high(),
                                                             Diagnosis())
     assert (result, status) == (None, Status(Code.Error, ("preemption: no nodes available",)))
+
+
+class BrokenExtension:
+    """A PreFilter plugin whose RemovePod fails, as a bug in a plugin would."""
+
+    NAME = "Broken"
+
+    def pre_filter(self, state, pod, nodes):
+        return None, Status()
+
+    def pre_filter_extensions(self):
+        return self
+
+    def add_pod(self, state, pod, pi, ni):
+        return Status()
+
+    def remove_pod(self, state, pod, pi, ni):
+        return Status(Code.Error, ("boom",))
+
+    def filter(self, state, pod, ni):
+        return Status()
+
+
+def test_an_extension_error_without_candidates_is_an_error_status() -> None:
+    h = FakeHandle([node("n1")], [bound("lo", "n1", 1, 4000)])
+    h.plugins = [BrokenExtension(), Fit(None, h)]
+    result, status, ex = post_filter(h, high())
+    assert (result, status) == (None, Status(Code.Error, ("preemption: boom",)))
+    assert ex["rejectedNodes"] == {"n1": {"code": "Error", "plugin": "", "reasons": ["boom"]}}
