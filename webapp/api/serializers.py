@@ -138,6 +138,11 @@ class RunSerializer(serializers.ModelSerializer):
         return reverse("api:run-detail", args=[run.pk], request=self.context.get("request"))
 
 
+class RunListSerializer(RunSerializer):
+    class Meta(RunSerializer.Meta):
+        fields = [f for f in RunSerializer.Meta.fields if f != "result"]
+
+
 class RunCreateSerializer(serializers.Serializer):
     revision = serializers.IntegerField(required=False, min_value=1, help_text="Defaults to the current revision.")
     seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)

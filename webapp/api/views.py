@@ -186,16 +186,14 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         revision = self.get_revision(number)
         return yaml_response(revision.manifests, f"{slug(scenario.name)}-r{revision.number}.yaml")
 
-    @extend_schema(methods=["GET"], responses=s.RunSerializer(many=True))
+    @extend_schema(methods=["GET"], responses=s.RunListSerializer(many=True))
     @extend_schema(methods=["POST"], request=s.RunCreateSerializer, responses={202: s.RunSerializer})
     @action(detail=True, methods=["get", "post"], url_path="runs", url_name="runs")
     def runs(self, request, pk=None):
         scenario = self.get_object()
         if request.method == "GET":
             page = self.paginate_queryset(scenario.runs.select_related("revision", "created_by").defer("result"))
-            fields = [f for f in s.RunSerializer.Meta.fields if f != "result"]
-            data = [{k: v for k, v in row.items() if k in fields}
-                    for row in s.RunSerializer(page, many=True, context=self.get_serializer_context()).data]
+            data = s.RunListSerializer(page, many=True, context=self.get_serializer_context()).data
             return self.get_paginated_response(data)
         require(scenario, request.user, Role.EDITOR)
         serializer = s.RunCreateSerializer(data=request.data)
