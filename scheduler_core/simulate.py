@@ -39,17 +39,11 @@ def build_node_infos(scenario) -> dict[str, NodeInfo]:
 
 
 def _image_states(infos: dict[str, NodeInfo]) -> None:
-    """Fill NodeInfo.image_states (cache.go createImageStateSummary)."""
-    from .framework.types import ImageStateSummary
-    count: dict[str, int] = {}
-    for ni in infos.values():
-        for img in ni.node.images:
-            for name in img.names:
-                count[name] = count.get(name, 0) + 1
-    for ni in infos.values():
-        for img in ni.node.images:
-            for name in img.names:
-                ni.image_states[name] = ImageStateSummary(img.size_bytes, count[name])
+    """Fill NodeInfo.image_states as the scheduler cache does (ImageLocality's helper)."""
+    from .plugins.imagelocality.image_locality import image_states_for
+    states = image_states_for(ni.node for ni in infos.values())
+    for name, ni in infos.items():
+        ni.image_states = states.get(name, {})
 
 
 class Simulation:
