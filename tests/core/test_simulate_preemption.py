@@ -153,14 +153,28 @@ def test_preemption_policy_never_does_not_preempt() -> None:
                    "due to preemptionPolicy=Never."}, [])
 
 
-@pytest.mark.parametrize("budgets,want_node,want_evicted", [
-    ((), "n1", ["default/db"]),
-    ((pdb("db", "db", 1),), "n2", ["default/web"]),
+@pytest.mark.parametrize("budgets,want_node,want_evicted,want_decided", [
+    ((), "n1", ["default/db"], "lowest highest-priority victim"),
+    ((pdb("db", "db", 1),), "n2", ["default/web"], "fewest PDB violations"),
 ], ids=["without a PDB the lowest-priority victim goes", "a PDB steers preemption away"])
-def test_a_pdb_steers_the_choice_of_node(budgets, want_node, want_evicted) -> None:
+def test_a_pdb_steers_the_choice_of_node(budgets, want_node, want_evicted, want_decided) -> None:
     r = run(*budgets, node("n1"), node("n2"), pod("db", "2", 1, on="n1", labels={"app": "db"}),
             pod("web", "2", 5, on="n2", labels={"app": "web"}), pod("hi", "2", 100))
-    assert (outcome(r, "hi")["node"], r["evicted"]) == (want_node, want_evicted)
+    ex = cycles_of(r, "hi")[0]["plugins"]["DefaultPreemption"]
+    assert (outcome(r, "hi")["node"], r["evicted"], ex["decidedBy"]) == \
+        (want_node, want_evicted, want_decided)
+
+
+def test_the_pdb_violation_is_explained() -> None:
+    r = run(pdb("db", "db", 1), node("n1"), node("n2"),
+            pod("db", "2", 1, on="n1", labels={"app": "db"}), pod("web", "2", 5, on="n2"),
+            pod("hi", "2", 100))
+    ex = cycles_of(r, "hi")[0]["plugins"]["DefaultPreemption"]
+    n1 = next(c for c in ex["candidates"] if c["node"] == "n1")
+    assert ex["pdbs"] == [{"pdb": "default/db", "disruptionsAllowed": 0, "computed": True}]
+    assert (n1["numPDBViolations"], n1["pdbViolations"], n1["lost"]) == (
+        1, {"default/db": ["default/db"]},
+        {"criterion": "fewest PDB violations", "against": "n2", "score": -1, "bestScore": 0})
 
 
 def test_preemption_clears_lower_priority_nominations_on_the_chosen_node() -> None:
