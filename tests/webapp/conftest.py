@@ -53,6 +53,7 @@ def celery_worker_proc(django_db_setup, django_db_blocker, tmp_path_factory):
     from webapp.celery import app
 
     queue = f"whatif-test-{uuid.uuid4().hex[:8]}"
+    previous_queue = app.conf.task_default_queue
     app.conf.task_default_queue = queue
     env = {**os.environ, **database_env(connection), "CELERY_QUEUE": queue}
     log = tmp_path_factory.mktemp("worker") / "worker.log"
@@ -70,7 +71,7 @@ def celery_worker_proc(django_db_setup, django_db_blocker, tmp_path_factory):
             time.sleep(0.1)
         yield proc
     finally:
-        app.conf.task_default_queue = "celery"
+        app.conf.task_default_queue = previous_queue
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)
             try:
