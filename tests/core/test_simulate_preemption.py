@@ -174,7 +174,7 @@ def test_the_pdb_violation_is_explained() -> None:
     assert ex["pdbs"] == [{"pdb": "default/db", "disruptionsAllowed": 0, "computed": True}]
     assert (n1["numPDBViolations"], n1["pdbViolations"], n1["lost"]) == (
         1, {"default/db": ["default/db"]},
-        {"criterion": "fewest PDB violations", "against": "n2", "score": -1, "bestScore": 0})
+        {"criterion": "fewest PDB violations", "against": "n2", "value": 1, "chosenValue": 0})
 
 
 def test_preemption_clears_lower_priority_nominations_on_the_chosen_node() -> None:

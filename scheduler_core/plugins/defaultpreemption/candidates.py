@@ -158,23 +158,31 @@ class Candidate:
 
 @dataclass(frozen=True, slots=True)
 class Elimination:
-    """Why a candidate lost: the criterion that dropped it, its score and the best score."""
+    """Why a candidate lost: the criterion that dropped it, the candidate's value for it
+    and the value the winners had (the criterion's own units, see ``_criteria``)."""
 
     node: str
     criterion: str
-    score: float
+    value: float
     best: float
 
 
-def _score_funcs(c: Candidate) -> list[tuple[str, float]]:
-    """The default score functions of pickOneNodeForPreemption, higher is better."""
+def _criteria(c: Candidate) -> list[tuple[str, float, float]]:
+    """pickOneNodeForPreemption's default score functions as (name, score, value).
+
+    Higher scores win. Values: PDB violations, the highest victim priority, the sum of
+    victim priorities each offset by 2^31 (so all terms are positive), the number of
+    victims, the earliest start time among the highest-priority victims (+inf: now).
+    """
     v = c.victims
+    offset_sum = sum(p.priority + _MAX_INT32_PLUS_1 for p in v)
+    start = earliest_pod_start_time(v)
     return [
-        (CRITERION_PDB_VIOLATIONS, -c.num_pdb_violations),
-        (CRITERION_HIGHEST_PRIORITY, -v[0].priority),
-        (CRITERION_SUM_PRIORITIES, -sum(p.priority + _MAX_INT32_PLUS_1 for p in v)),
-        (CRITERION_NUM_VICTIMS, -len(v)),
-        (CRITERION_START_TIME, earliest_pod_start_time(v)),
+        (CRITERION_PDB_VIOLATIONS, -c.num_pdb_violations, c.num_pdb_violations),
+        (CRITERION_HIGHEST_PRIORITY, -v[0].priority, v[0].priority),
+        (CRITERION_SUM_PRIORITIES, -offset_sum, offset_sum),
+        (CRITERION_NUM_VICTIMS, -len(v), len(v)),
+        (CRITERION_START_TIME, start, start),
     ]
 
 
@@ -190,14 +198,15 @@ def pick_one_node_for_preemption(candidates: Sequence[Candidate]
         return None, "", []
     if len(candidates) == 1:
         return candidates[0], CRITERION_ONLY, []
-    scores = {c.name: _score_funcs(c) for c in candidates}
+    crit = {c.name: _criteria(c) for c in candidates}
     remaining, eliminated = list(candidates), []
-    for i in range(len(scores[candidates[0].name])):
-        criterion = scores[candidates[0].name][i][0]
-        best = max(scores[c.name][i][1] for c in remaining)
-        keep = [c for c in remaining if scores[c.name][i][1] == best]
-        eliminated += [Elimination(c.name, criterion, scores[c.name][i][1], best)
-                       for c in remaining if scores[c.name][i][1] != best]
+    for i in range(len(crit[candidates[0].name])):
+        criterion = crit[candidates[0].name][i][0]
+        best = max(crit[c.name][i][1] for c in remaining)
+        keep = [c for c in remaining if crit[c.name][i][1] == best]
+        best_value = crit[keep[0].name][i][2]
+        eliminated += [Elimination(c.name, criterion, crit[c.name][i][2], best_value)
+                       for c in remaining if crit[c.name][i][1] != best]
         remaining = keep
         if len(remaining) == 1:
             return remaining[0], criterion, eliminated

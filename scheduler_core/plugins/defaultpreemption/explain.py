@@ -19,7 +19,7 @@ def _victim_json(p: Pod) -> dict:
             "startTime": None if math.isinf(start) else start}
 
 
-def _score_json(v: float) -> float | int | None:
+def _value_json(v: float) -> float | int | None:
     if isinstance(v, float) and math.isinf(v):
         return None
     return v
@@ -30,9 +30,8 @@ def _lost_json(e: Elimination | None, chosen: str) -> dict | None:
         return None
     if e.criterion == CRITERION_FIRST:
         return {"criterion": e.criterion, "against": chosen}
-    # scores are "higher is better": minimised quantities are stored negated
     return {"criterion": e.criterion, "against": chosen,
-            "score": _score_json(e.score), "bestScore": _score_json(e.best)}
+            "value": _value_json(e.value), "chosenValue": _value_json(e.best)}
 
 
 def _candidate_json(c: Candidate, trace: PreemptionTrace,
