@@ -65,6 +65,15 @@ class ScenarioCreateTestCase(BaseTestCase):
         self.assertIn("spec.topologySpreadConstraints[0].maxSkew", message)
         self.assertFalse(Scenario.objects.filter(name="Bad").exists())
 
+    def test_it_answers_400_on_the_config_field_for_a_bad_scheduler_configuration(self):
+        config = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n" \
+                 "- pluginConfig:\n  - name: PodTopologySpread\n    args: {defaultingType: Bogus}\n"
+        r = self.api(self.editor).post(
+            "/api/scenarios/", {"team": "platform", "name": "Bad", "manifests": SMALL, "config": config}, format="json"
+        )
+        self.assertEqual(r.status_code, 400, r.content)
+        self.assertIn("defaultingType", r.json()["config"][0])
+
     def test_it_refuses_a_viewer(self):
         r = self.api(self.viewer).post(
             "/api/scenarios/", {"team": "platform", "name": "New", "manifests": SMALL}, format="json"
