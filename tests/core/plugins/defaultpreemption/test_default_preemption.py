@@ -245,3 +245,19 @@ def test_an_extension_error_without_candidates_is_an_error_status() -> None:
     result, status, ex = post_filter(h, high())
     assert (result, status) == (None, Status(Code.Error, ("preemption: boom",)))
     assert ex["rejectedNodes"] == {"n1": {"code": "Error", "plugin": "", "reasons": ["boom"]}}
+
+
+NUM_CANDIDATES_CASES = [
+    ("all nodes when fewer than the absolute minimum", 10, 100, 50, 50),
+    ("the absolute minimum when the percentage is smaller", 10, 100, 500, 100),
+    ("the percentage when it is larger than the minimum", 40, 10, 500, 200),
+    ("the percentage rounds down", 10, 1, 19, 1),
+    ("never more than the nodes", 100, 1000, 7, 7),
+]
+
+
+@pytest.mark.parametrize("name,pct,absolute,num_nodes,want", NUM_CANDIDATES_CASES,
+                         ids=[c[0] for c in NUM_CANDIDATES_CASES])
+def test_calculate_num_candidates(name, pct, absolute, num_nodes, want) -> None:
+    pl = DefaultPreemption(DefaultPreemptionArgs(pct, absolute), FakeHandle([], []))
+    assert pl.calculate_num_candidates(num_nodes) == want
