@@ -33,6 +33,14 @@ class ScenarioCreateTestCase(BaseTestCase):
         self.assertContains(r, "spec.topologySpreadConstraints[0].maxSkew")
         self.assertFalse(Scenario.objects.filter(name="Bad").exists())
 
+    def test_it_passes_on_the_engines_warnings(self):
+        self.client.force_login(self.editor)
+        manifests = SMALL + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\n"
+        r = self.client.post("/scenarios/new/", {"team": self.team.pk, "name": "Warned", "manifests": manifests},
+                             follow=True)
+        self.assertContains(r, "Engine warning:")
+        self.assertContains(r, "ConfigMap")
+
     def test_it_offers_only_teams_where_i_can_edit(self):
         self.client.force_login(self.viewer)
         r = self.client.post("/scenarios/new/", {"team": self.team.pk, "name": "Nope", "manifests": SMALL})

@@ -56,8 +56,14 @@ def scenario_create(request):
             author=request.user, message=data["message"] or "Created",
         )
         messages.success(request, f"Scenario “{scenario.name}” created.")
+        show_warnings(request, form)
         return redirect("scenario-detail", pk=scenario.pk)
     return render(request, "front/scenario_create.html", {"form": form})
+
+
+def show_warnings(request, form):
+    for warning in getattr(form, "warnings", []):
+        messages.warning(request, f"Engine warning: {warning}")
 
 
 def detail_context(request, scenario, form=None, stale=None):
@@ -106,6 +112,7 @@ def scenario_save(request, pk):
             scenario.refresh_from_db()
         else:
             messages.success(request, f"Saved revision {revision.number}.")
+            show_warnings(request, form)
             if request.htmx:  # a plain redirect would be swapped into the form
                 return HttpResponseClientRedirect(reverse("scenario-detail", args=[scenario.pk]))
             return redirect("scenario-detail", pk=scenario.pk)
