@@ -1,13 +1,13 @@
 """The preemption Evaluator: find candidates by dry runs, pick one, evict its victims.
 
 Mirrors kube-scheduler v1.34 ``pkg/scheduler/framework/preemption/preemption.go``
-(Evaluator.Preempt, findCandidates, DryRunPreemption, SelectCandidate, prepareCandidate,
-getLowerPriorityNominatedPods) and ``framework/types.go`` (FitError.Error) for the
+(Evaluator.Preempt, findCandidates, DryRunPreemption, SelectCandidate,
+prepareCandidateAsync, getLowerPriorityNominatedPods) and ``framework/types.go`` (FitError.Error) for the
 "0/N nodes are available: ..." message. Dry runs are sequential, in the order
 ``(offset + i) % len(potential nodes)``, and stop where upstream cancels its workers.
-Extenders are not modelled. Preemption is applied synchronously: the victims are evicted
-through the handle before the preemptor's next attempt (upstream's async preemption
-reaches the same state before the preemptor is retried).
+Extenders are not modelled. The asynchronous preemption of v1.34 is run to completion
+within PostFilter: the handle applies the evictions before the preemptor's next attempt,
+which is the state upstream's PreEnqueue waits for before retrying the preemptor.
 """
 from __future__ import annotations
 
@@ -189,21 +189,29 @@ class Evaluator:
         return best
 
     def prepare_candidate(self, c: Candidate, pod: Pod, trace: PreemptionTrace) -> Status:
-        """Evaluator.prepareCandidate: evict victims, clear lower-priority nominations."""
+        """Evaluator.prepareCandidateAsync run to completion (SchedulerAsyncPreemption is
+        on by default since v1.33): victims already terminating are skipped and, if none
+        is left, nothing else happens; else lower-priority nominations on the node are
+        cleared, then the victims are evicted."""
+        to_evict = []
         for victim in c.victims:
             if victim.deletion_timestamp is not None:
                 trace.already_terminating.append(victim.key)
-                continue
-            try:
-                self.handle.evict(victim, pod, c.name)
-            except Exception as err:  # noqa: BLE001 - a failed eviction is an Error status
-                return as_status(err)
-            trace.evictions.append(victim.key)
+            else:
+                to_evict.append(victim)
+        if not to_evict:
+            return Status()
         clear = getattr(self.handle, "clear_nominated_node_name", None)
         for p in self._lower_priority_nominated_pods(pod, c.name):
             if clear is not None:
                 clear(p)
             trace.cleared_nominations.append(p.key)
+        for victim in to_evict:
+            try:
+                self.handle.evict(victim, pod, c.name)
+            except Exception as err:  # noqa: BLE001 - a failed eviction is an Error status
+                return as_status(err)
+            trace.evictions.append(victim.key)
         return Status()
 
     def _lower_priority_nominated_pods(self, pod: Pod, node_name: str) -> list[Pod]:

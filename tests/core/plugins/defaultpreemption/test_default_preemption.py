@@ -166,11 +166,14 @@ def test_lower_priority_nominations_on_the_chosen_node_are_cleared() -> None:
 
 
 def test_a_victim_already_terminating_is_not_evicted_again() -> None:
+    """prepareCandidateAsync returns early when no victim is left to delete, so the
+    lower-priority nomination stays."""
     h = FakeHandle([node("n1")], [make_pod("t").priority(1).req(cpu=4000).node("n1")
-                                  .terminating().obj()])
+                                  .terminating().obj()],
+                   nominated=[make_pod("lo").priority(5).nominated("n1").obj()])
     result, status, ex = post_filter(h, high())
-    assert (result, status, h.evicted, ex["alreadyTerminating"]) == \
-        (nominate("n1"), Status(), [], ["default/t"])
+    assert (result, status, h.evicted, ex["alreadyTerminating"], h.cleared) == \
+        (nominate("n1"), Status(), [], ["default/t"], [])
 
 
 def test_dry_runs_leave_the_snapshot_untouched() -> None:
