@@ -194,8 +194,16 @@ def _inter_pod_affinity(d: Decoder, m: dict, path: str) -> ca.InterPodAffinityAr
 
 
 def _node_affinity(d: Decoder, m: dict, path: str) -> ca.NodeAffinityArgs:
-    return ca.NodeAffinityArgs(mf.read_node_affinity(d, m.get("addedAffinity"),
-                                                     f"{path}.addedAffinity"))
+    """ValidateNodeAffinityArgs: the added required terms must compile (label keys and
+    values, Gt/Lt integers), as nodeaffinity.NewNodeSelector checks them."""
+    added = mf.read_node_affinity(d, m.get("addedAffinity"), f"{path}.addedAffinity")
+    if added is not None and added.required is not None:
+        from .k8s.nodeaffinity import LazyErrorNodeSelector
+        errs = LazyErrorNodeSelector.from_node_selector(added.required).parse_errors()
+        if errs:
+            raise d.fail(f"{path}.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution",
+                         f"Invalid value: {', '.join(errs)}")
+    return ca.NodeAffinityArgs(added)
 
 
 def _preemption(d: Decoder, m: dict, path: str) -> ca.DefaultPreemptionArgs:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from ..config import Profile
+from ..errors import ScenarioError
 from ..k8s.types import Pod
 from ..plugins import registry as reg
 from .cycle_state import CycleState
@@ -89,7 +90,12 @@ class Framework:
         self.plugins: dict[str, Any] = {}
         for name in profile.all_plugins():
             cls = reg.load_plugin_class(name)
-            self.plugins[name] = cls(profile.args.get(name), self)
+            try:
+                self.plugins[name] = cls(profile.args.get(name), self)
+            except ValueError as err:  # upstream: New() fails, the scheduler does not start
+                raise ScenarioError(getattr(self.objects, "source", ""),
+                                    "KubeSchedulerConfiguration", f"plugin {name}",
+                                    str(err)) from None
         self.points = {point: [self.plugins[n] for n in profile.points(point)]
                        for point in reg.EXTENSION_POINTS}
 

@@ -197,3 +197,13 @@ def test_bad_configuration(body, message) -> None:
     with pytest.raises(ScenarioError) as e:
         parse(body)
     assert str(e.value) == f"config.yaml: KubeSchedulerConfiguration: {message}"
+
+
+def test_added_affinity_that_does_not_compile_is_rejected() -> None:
+    with pytest.raises(ScenarioError) as e:
+        parse("profiles:\n- pluginConfig:\n  - name: NodeAffinity\n    args: {addedAffinity: "
+              "{requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
+              "[{matchExpressions: [{key: 'a b', operator: Exists}]}]}}}\n")
+    assert str(e.value).startswith(
+        "config.yaml: KubeSchedulerConfiguration: profiles[0].pluginConfig[0].args.addedAffinity."
+        "requiredDuringSchedulingIgnoredDuringExecution: Invalid value: ")
