@@ -127,12 +127,12 @@ def test_a_pending_lower_priority_pod_cannot_take_the_nominated_room(preemptor, 
     assert outcome(r, "mid") == want_mid
 
 
-def test_a_preemptor_nominates_itself_behind_a_victim_already_terminating() -> None:
-    r = run(*WAITING_FOR_TERMINATION, pod("hi", "2", 100), pod("mid", "1", 10))
+def test_a_victim_already_terminating_is_deleted_by_the_preemption() -> None:
+    """Without a nomination the preemptor is eligible; v1.34 deletes terminating victims too."""
+    r = run(*WAITING_FOR_TERMINATION, pod("hi", "2", 100))
     ex = cycles_of(r, "hi")[0]["plugins"]["DefaultPreemption"]
-    assert (ex["chosen"], ex["evictions"], ex["alreadyTerminating"]) == ("n1", [], ["default/t"])
-    assert (outcome(r, "hi")["nominatedNode"], outcome(r, "mid")["outcome"], r["evicted"]) == \
-        ("n1", "Unschedulable", [])
+    assert (ex["chosen"], ex["evictions"], r["evicted"], outcome(r, "hi")["node"]) == \
+        ("n1", ["default/t"], ["default/t"], "n1")
 
 
 def test_a_preemptor_waits_while_a_victim_terminates_on_its_nominated_node() -> None:

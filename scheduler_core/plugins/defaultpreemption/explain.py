@@ -63,6 +63,5 @@ def trace_to_json(trace: PreemptionTrace) -> dict:
         "chosen": trace.chosen or None,
         "decidedBy": trace.decided_by or None,
         "evictions": list(trace.evictions),
-        "alreadyTerminating": list(trace.already_terminating),
         "clearedNominations": list(trace.cleared_nominations),
     }

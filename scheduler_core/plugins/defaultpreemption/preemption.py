@@ -63,7 +63,6 @@ class PreemptionTrace:
     decided_by: str = ""
     eliminations: list[Elimination] = field(default_factory=list)
     evictions: list[str] = field(default_factory=list)
-    already_terminating: list[str] = field(default_factory=list)
     cleared_nominations: list[str] = field(default_factory=list)
 
 
@@ -190,23 +189,15 @@ class Evaluator:
 
     def prepare_candidate(self, c: Candidate, pod: Pod, trace: PreemptionTrace) -> Status:
         """Evaluator.prepareCandidateAsync run to completion (SchedulerAsyncPreemption is
-        on by default since v1.33): victims already terminating are skipped and, if none
-        is left, nothing else happens; else lower-priority nominations on the node are
-        cleared, then the victims are evicted."""
-        to_evict = []
-        for victim in c.victims:
-            if victim.deletion_timestamp is not None:
-                trace.already_terminating.append(victim.key)
-            else:
-                to_evict.append(victim)
-        if not to_evict:
-            return Status()
+        on by default since v1.33): clear lower-priority nominations on the node, then
+        evict every victim. Victims already terminating are evicted too: the skip added
+        in v1.34.0 was reverted on the release-1.34 branch (kubernetes PR 134247)."""
         clear = getattr(self.handle, "clear_nominated_node_name", None)
         for p in self._lower_priority_nominated_pods(pod, c.name):
             if clear is not None:
                 clear(p)
             trace.cleared_nominations.append(p.key)
-        for victim in to_evict:
+        for victim in c.victims:
             try:
                 self.handle.evict(victim, pod, c.name)
             except Exception as err:  # noqa: BLE001 - a failed eviction is an Error status

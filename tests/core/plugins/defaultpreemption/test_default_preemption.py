@@ -165,15 +165,15 @@ def test_lower_priority_nominations_on_the_chosen_node_are_cleared() -> None:
     assert h.cleared == ["default/lo"]
 
 
-def test_a_victim_already_terminating_is_not_evicted_again() -> None:
-    """prepareCandidateAsync returns early when no victim is left to delete, so the
-    lower-priority nomination stays."""
+def test_a_victim_already_terminating_is_evicted_and_nominations_cleared() -> None:
+    """v1.34 (after the revert of the DeletionTimestamp skip) deletes every victim."""
     h = FakeHandle([node("n1")], [make_pod("t").priority(1).req(cpu=4000).node("n1")
                                   .terminating().obj()],
                    nominated=[make_pod("lo").priority(5).nominated("n1").obj()])
     result, status, ex = post_filter(h, high())
-    assert (result, status, h.evicted, ex["alreadyTerminating"], h.cleared) == \
-        (nominate("n1"), Status(), [], ["default/t"], [])
+    assert (result, status, h.evicted, ex["evictions"], h.cleared) == \
+        (nominate("n1"), Status(), [("default/t", "default/p", "n1")], ["default/t"],
+         ["default/lo"])
 
 
 def test_dry_runs_leave_the_snapshot_untouched() -> None:
@@ -204,7 +204,7 @@ def test_explain_lists_candidates_victims_and_why_they_lost() -> None:
             {"node": "n3", "victims": [{"pod": "default/c", "priority": 1, "startTime": None}],
              "numPDBViolations": 0, "pdbViolations": {}, "chosen": True, "lost": None}],
         "chosen": "n3", "decidedBy": "lowest highest-priority victim",
-        "evictions": ["default/c"], "alreadyTerminating": [], "clearedNominations": [],
+        "evictions": ["default/c"], "clearedNominations": [],
     }
 
 
