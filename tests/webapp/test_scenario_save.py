@@ -21,7 +21,18 @@ class ScenarioSaveTestCase(BaseTestCase):
         self.assertEqual(r.status_code, 409)
         self.assertContains(r, "Someone saved revision r2", status_code=409)
         self.assertContains(r, "# my edit", status_code=409)
+        self.assertContains(r, 'name="overwrite" value="2"', status_code=409)
         self.assertEqual(Revision.objects.filter(scenario=self.scenario).count(), 2)
+
+    def test_it_saves_on_top_of_the_newer_revision_when_asked_explicitly(self):
+        self.save(self.editor)
+        self.client.force_login(self.owner)
+        data = {"manifests": SMALL + "# mine\n", "base_revision": 1, "overwrite": "2", "message": "mine wins"}
+        r = self.client.post(f"/scenarios/{self.scenario.pk}/save/", data)
+        self.assertRedirects(r, f"/scenarios/{self.scenario.pk}/")
+        # Nothing is lost: r2 (the other save) stays in the history, r3 is mine.
+        self.assertEqual(Revision.objects.get(scenario=self.scenario, number=2).manifests, TWO_PODS)
+        self.assertEqual(Revision.objects.get(scenario=self.scenario, number=3).manifests, SMALL + "# mine\n")
 
     def test_it_rerenders_the_form_fragment_for_htmx(self):
         r = self.save(self.editor, manifests="a: [b", headers={"HX-Request": "true"})

@@ -101,10 +101,13 @@ def scenario_save(request, pk):
     stale = None
     if form.is_valid():
         data = form.cleaned_data
+        # After a 409 the user may knowingly save their text on top of the revision they were shown.
+        overwrite = request.POST.get("overwrite", "")
+        base = int(overwrite) if overwrite.isdigit() else data["base_revision"]
         try:
             revision = services.save_revision(
                 scenario, manifests=data["manifests"], config=data["config"], author=request.user,
-                message=data["message"], base=data["base_revision"],
+                message=data["message"], base=base,
             )
         except services.StaleRevision as e:
             # Keep the user's text in the form; they decide how to merge.
