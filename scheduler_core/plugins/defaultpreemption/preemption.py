@@ -2,8 +2,8 @@
 
 Mirrors kube-scheduler v1.34 ``pkg/scheduler/framework/preemption/preemption.go``
 (Evaluator.Preempt, findCandidates, DryRunPreemption, SelectCandidate,
-prepareCandidateAsync, getLowerPriorityNominatedPods) and ``framework/types.go`` (FitError.Error) for the
-"0/N nodes are available: ..." message. Dry runs are sequential, in the order
+prepareCandidateAsync, getLowerPriorityNominatedPods); the "0/N nodes are available: ..."
+message is ``framework.fit_error``'s. Dry runs are sequential, in the order
 ``(offset + i) % len(potential nodes)``, and stop where upstream cancels its workers.
 Extenders are not modelled. The asynchronous preemption of v1.34 is run to completion
 within PostFilter: the handle applies the evictions before the preemptor's next attempt,
@@ -11,10 +11,10 @@ which is the state upstream's PreEnqueue waits for before retrying the preemptor
 """
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
+from ...framework.fit_error import fit_error_message
 from ...framework.interface import (Code, Diagnosis, NominatingInfo, PostFilterResult,
                                     Status, as_status, new_status)
 from ...framework.types import NodeInfo
@@ -25,12 +25,10 @@ from .candidates import (PDB, Candidate, Elimination, build_pdbs,
 if TYPE_CHECKING:  # pragma: no cover
     from ...framework.cycle_state import CycleState
 
-# Messages copied from kube-scheduler v1.34 framework/preemption/preemption.go and
-# framework/types.go (NoNodeAvailableMsg).
+# Messages copied from kube-scheduler v1.34 framework/preemption/preemption.go.
 MSG_PREEMPTION_NOT_HELPFUL = "Preemption is not helpful for scheduling"
 MSG_NO_CANDIDATE = "no candidate node for preemption"
 MSG_NO_NODES = "no nodes available"
-NO_NODE_AVAILABLE_MSG = "0/{} nodes are available"
 
 
 class Interface(Protocol):
@@ -53,7 +51,6 @@ class PreemptionTrace:
     ineligible_reason: str = ""
     potential_nodes: list[str] = field(default_factory=list)
     offset: int = 0
-    offset_source: str = ""
     num_candidates: int = 0
     pdbs: list[PDB] = field(default_factory=list)
     evaluated: list[str] = field(default_factory=list)  # dry-run order
@@ -64,22 +61,6 @@ class PreemptionTrace:
     eliminations: list[Elimination] = field(default_factory=list)
     evictions: list[str] = field(default_factory=list)
     cleared_nominations: list[str] = field(default_factory=list)
-
-
-def fit_error_message(num_all_nodes: int, node_statuses: dict[str, Status],
-                      absent: Status) -> str:
-    """FitError.Error without PreFilter/PostFilter messages: "0/N nodes are available: ..."."""
-    reasons: Counter[str] = Counter()
-    for st in node_statuses.values():
-        reasons.update(st.reasons)
-    if len(node_statuses) < num_all_nodes:
-        for r in absent.reasons:
-            reasons[r] += num_all_nodes - len(node_statuses)
-    msg = NO_NODE_AVAILABLE_MSG.format(num_all_nodes) + ":"
-    histogram = sorted(f"{n} {r}" for r, n in reasons.items())
-    if histogram:
-        msg += f" {', '.join(histogram)}."
-    return msg
 
 
 def nodes_where_preemption_might_help(nodes: Sequence[NodeInfo], d: Diagnosis
@@ -120,7 +101,7 @@ class Evaluator:
             return None, Status(Code.Error, (_aggregate(errs),))
         if not candidates:
             absent = new_status(Code.UnschedulableAndUnresolvable, MSG_PREEMPTION_NOT_HELPFUL)
-            msg = fit_error_message(len(all_nodes), statuses, absent)
+            msg = fit_error_message(len(all_nodes), Diagnosis(statuses, absent))
             return PostFilterResult(NominatingInfo("", "Override")), \
                 new_status(Code.Unschedulable, msg)
         best = self.select_candidate(candidates, trace)
