@@ -216,8 +216,8 @@ def test_explain_without_post_filter_is_none() -> None:
 
 def test_no_nodes_is_an_error() -> None:
     h = FakeHandle([], [])
-    result, status = DefaultPreemption(None, h).post_filter(*h.cycle(high())[:1], high(),
-                                                            Diagnosis())
+    state, _ = h.cycle(high())
+    result, status = DefaultPreemption(None, h).post_filter(state, high(), Diagnosis())
     assert (result, status) == (None, Status(Code.Error, ("preemption: no nodes available",)))
 
 
