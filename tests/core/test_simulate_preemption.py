@@ -107,6 +107,23 @@ def test_a_nominated_node_that_stops_fitting_sends_the_pod_elsewhere() -> None:
     assert (cyc["nominatedNodeTried"], cyc["nominatedNodeFit"], r["evicted"]) == ("n1", False, [])
 
 
+def test_a_higher_priority_pod_takes_the_freed_room_and_the_preemptor_goes_elsewhere() -> None:
+    """KEP-4832's "pod2 is higher priority than pod1": "top" cannot preempt (Never) but
+    takes n1 once "hi"'s victim is gone; hi's nominated n1 no longer fits, so hi preempts
+    again on n2 and lands there."""
+    r = run(priority_class("top", 1000, "Never"), node("n1"), node("n2"),
+            pod("low1", "2", 1, on="n1"), pod("low50", "2", 50, on="n2"),
+            pod("top", "2", priority_class="top"), pod("hi", "2", 100))
+    assert [(c["pod"], c["result"], c["node"], c["nominatedNodeTried"], c["nominatedNodeFit"])
+            for c in r["cycles"]] == [
+        ("default/top", "Unschedulable", None, None, None),
+        ("default/hi", "Unschedulable", None, None, None),
+        ("default/top", "Scheduled", "n1", None, None),
+        ("default/hi", "Unschedulable", None, "n1", False),
+        ("default/hi", "Scheduled", "n2", "n2", True)]
+    assert r["evicted"] == ["default/low1", "default/low50"]
+
+
 # n1 has 2 cpu, 1 held by a terminating low-priority pod; "hi" (2 cpu) is nominated there and
 # waits for it, so "mid" (1 cpu, lower priority) must not take the free cpu.
 WAITING_FOR_TERMINATION = (node("n1"), node("n2"), pod("busy", "2", 500, on="n2"),
