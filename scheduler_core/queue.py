@@ -1,11 +1,19 @@
 """The scheduling queue without wall-clock time.
 
-A model of kube-scheduler v1.34 ``backend/queue/scheduling_queue.go``: PreEnqueue
-plugins (SchedulingGates) keep gated pods out; the active queue is ordered by the
-profile's QueueSort plugin (PrioritySort: priority, then creationTimestamp, then file
-order); a pod that fails goes to the unschedulable pool with the plugins that rejected
-it, and cluster events move pooled pods back (a delete moves all; a bind moves those
-whose rejecting plugins have an AssignedPodAdd queueing hint).
+A model of kube-scheduler v1.34 ``backend/queue`` (scheduling_queue.go,
+backoff_queue.go, unschedulable_pods.go) in which scheduling cycles take no time:
+
+- PreEnqueue plugins (SchedulingGates) keep gated pods out;
+- activeQ is ordered by the profile's QueueSort plugin (PrioritySort: priority, then
+  creationTimestamp, then file order);
+- a pod that fails goes to the unschedulable pool with the plugins that rejected it;
+- a cluster event moves pooled pods out (a delete moves all; a bind moves those whose
+  rejecting plugins have an AssignedPodAdd queueing hint, or that recorded none). Their
+  backoff (1s doubling to 10s per attempt) has not run out, since no time passes, so
+  they go to backoffQ, not activeQ;
+- Pop takes from activeQ, and from backoffQ only when activeQ is empty
+  (SchedulerPopFromBackoffQ). backoffQ is ordered by backoff expiry: shorter backoff
+  first, then, within the same expiry window, higher priority, then earlier failure.
 """
 from __future__ import annotations
 
@@ -19,10 +27,26 @@ from .plugins import names
 # Plugins whose queueing hints react to an assigned pod being added (v1.34
 # EventsToRegister: PodTopologySpread, InterPodAffinity).
 ASSIGNED_POD_ADD_PLUGINS = frozenset({names.POD_TOPOLOGY_SPREAD, names.INTER_POD_AFFINITY})
+# scheduler defaults: podInitialBackoffSeconds 1, podMaxBackoffSeconds 10
+POD_INITIAL_BACKOFF = 1
+POD_MAX_BACKOFF = 10
+
+
+def backoff_duration(attempts: int) -> int:
+    """backoffQueue.calculateBackoffDuration in seconds: 0 before any attempt, then 1, 2,
+    4, 8, capped at 10."""
+    if attempts <= 0:
+        return 0
+    duration = POD_INITIAL_BACKOFF
+    for _ in range(1, attempts):
+        if duration > POD_MAX_BACKOFF - duration:
+            return POD_MAX_BACKOFF
+        duration += duration
+    return duration
 
 
 class SchedulingQueue:
-    """activeQ (a heap ordered by ``less``) and the unschedulable pool."""
+    """activeQ, backoffQ and the unschedulable pool."""
 
     def __init__(self, less: Callable[[QueuedPodInfo, QueuedPodInfo], bool]) -> None:
         def cmp(a: QueuedPodInfo, b: QueuedPodInfo) -> int:
@@ -33,31 +57,44 @@ class SchedulingQueue:
             return (a.pod.file_index > b.pod.file_index) - (a.pod.file_index < b.pod.file_index)
         self._key = functools.cmp_to_key(cmp)
         self._active: list = []
+        self._backoff: list = []
         self._seq = 0
+        self._failed_at: dict[str, int] = {}  # pod key -> failure order (its queue timestamp)
         self.unschedulable: dict[str, QueuedPodInfo] = {}
 
     def add(self, qpi: QueuedPodInfo) -> None:
-        """Add to the active queue."""
+        """Add to activeQ."""
         self._seq += 1
         heapq.heappush(self._active, (self._key(qpi), self._seq, qpi))
 
     def pop(self) -> QueuedPodInfo | None:
-        if not self._active:
-            return None
-        return heapq.heappop(self._active)[2]
+        """Pop: activeQ first, then backoffQ when activeQ is empty."""
+        if self._active:
+            return heapq.heappop(self._active)[2]
+        if self._backoff:
+            return heapq.heappop(self._backoff)[-1]
+        return None
 
     def __len__(self) -> int:
-        return len(self._active)
+        return len(self._active) + len(self._backoff)
 
     def add_unschedulable(self, qpi: QueuedPodInfo) -> None:
+        """AddUnschedulableIfNotPresent: pooled, its timestamp the failure time."""
+        self._seq += 1
+        self._failed_at[qpi.pod.key] = self._seq
         self.unschedulable[qpi.pod.key] = qpi
+
+    def _to_backoff(self, qpi: QueuedPodInfo) -> None:
+        key = (backoff_duration(qpi.attempts), -qpi.pod.priority,
+               self._failed_at.get(qpi.pod.key, 0), qpi.pod.file_index)
+        heapq.heappush(self._backoff, (*key, qpi))
 
     def move_all_to_active(self) -> int:
         """MoveAllToActiveOrBackoffQueue for an event every pod cares about (a delete)."""
         moved = list(self.unschedulable.values())
         self.unschedulable.clear()
         for qpi in moved:
-            self.add(qpi)
+            self._to_backoff(qpi)
         return len(moved)
 
     def move_after_assigned_pod_add(self) -> int:
@@ -65,5 +102,5 @@ class SchedulingQueue:
         moved = [k for k, q in self.unschedulable.items()
                  if not q.unschedulable_plugins or q.unschedulable_plugins & ASSIGNED_POD_ADD_PLUGINS]
         for k in moved:
-            self.add(self.unschedulable.pop(k))
+            self._to_backoff(self.unschedulable.pop(k))
         return len(moved)

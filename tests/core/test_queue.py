@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from scheduler_core.framework.types import QueuedPodInfo, new_pod_info
 from scheduler_core.plugins.queuesort import PrioritySort
-from scheduler_core.queue import SchedulingQueue
+import pytest
+
+from scheduler_core.queue import SchedulingQueue, backoff_duration
 from tests.core.wrappers import make_pod
 
 
@@ -46,3 +48,32 @@ def test_bind_moves_only_pods_rejected_by_spread_or_affinity() -> None:
     assert drain(q) == ["spread", "unknown"]
     assert list(q.unschedulable) == ["default/fit"]
     assert q.move_all_to_active() == 1 and drain(q) == ["fit"]
+
+
+@pytest.mark.parametrize("attempts,seconds", [(0, 0), (1, 1), (2, 2), (3, 4), (4, 8), (5, 10),
+                                              (9, 10)],
+                         ids=lambda v: str(v))
+def test_backoff_duration_doubles_to_the_cap(attempts, seconds) -> None:
+    assert backoff_duration(attempts) == seconds
+
+
+def test_requeued_pods_wait_in_backoff_until_active_queue_is_empty() -> None:
+    q = SchedulingQueue(PrioritySort().less)
+    failed = qpi("failed", priority=100, index=0)
+    failed.attempts = 1
+    q.add_unschedulable(failed)
+    q.add(qpi("fresh-low", priority=0, index=1))
+    q.move_all_to_active()
+    assert drain(q) == ["fresh-low", "failed"]
+
+
+def test_backoff_order_shorter_backoff_then_priority_then_failure_order() -> None:
+    q = SchedulingQueue(PrioritySort().less)
+    pods = {name: qpi(name, priority=p, index=i) for i, (name, p) in enumerate(
+        [("twice-high", 9), ("once-low-first", 0), ("once-low-second", 0), ("once-high", 5)])}
+    pods["twice-high"].attempts = 2
+    for name in ("twice-high", "once-low-first", "once-low-second", "once-high"):
+        pods[name].attempts = pods[name].attempts or 1
+        q.add_unschedulable(pods[name])
+    q.move_all_to_active()
+    assert drain(q) == ["once-high", "once-low-first", "once-low-second", "twice-high"]
