@@ -126,7 +126,8 @@ def test_a_higher_priority_pod_takes_the_freed_room_and_the_preemptor_goes_elsew
 
 def test_nodes_rejected_as_unresolvable_are_not_preemption_candidates() -> None:
     ssd = node("n1").replace("metadata: {name: n1}", "metadata: {name: n1, labels: {disk: ssd}}")
-    hi = pod("hi", "2", 100).replace("  priority: 100", "  priority: 100\n  nodeSelector: {disk: ssd}")
+    hi = pod("hi", "2", 100).replace("  priority: 100",
+                                     "  priority: 100\n  nodeSelector: {disk: ssd}")
     r = run(ssd, node("n2"), pod("low5", "2", 5, on="n1"), pod("low1", "2", 1, on="n2"), hi)
     first = cycles_of(r, "hi")[0]
     assert first["message"] == ("0/2 nodes are available: 1 Insufficient cpu, "
