@@ -47,6 +47,12 @@ class ScenarioSaveTestCase(BaseTestCase):
         self.assertEqual(r["HX-Redirect"], f"/scenarios/{self.scenario.pk}/")
         self.assertEqual(Revision.objects.filter(scenario=self.scenario).count(), 2)
 
+    def test_it_refreshes_the_revision_list_after_a_stale_htmx_save(self):
+        self.save(self.editor)
+        r = self.save(self.owner, base=1, headers={"HX-Request": "true"})
+        self.assertContains(r, 'id="revisions-section" aria-labelledby="revisions-h" hx-swap-oob="true"')
+        self.assertContains(r, "add web-2")
+
     def test_it_is_forbidden_for_a_viewer(self):
         self.assertEqual(self.save(self.viewer).status_code, 403)
         self.assertEqual(Revision.objects.filter(scenario=self.scenario).count(), 1)

@@ -47,6 +47,8 @@ class ScenarioCreateForm(ManifestsMixin, forms.Form):
         super().__init__(*args, **kwargs)
         editor_roles = [Membership.Role.EDITOR, Membership.Role.OWNER]
         self.fields["team"].queryset = Team.objects.filter(memberships__user=user, memberships__role__in=editor_roles)
+        if len(self.fields["team"].queryset) == 1:
+            self.fields["team"].initial = self.fields["team"].queryset[0]
 
     def clean_manifests(self):
         return normalize(self.cleaned_data["manifests"])
