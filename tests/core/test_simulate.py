@@ -111,3 +111,31 @@ def test_run_filter_and_run_score_shapes() -> None:
                "PodTopologySpread": 2, "InterPodAffinity": 2,
                "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1}
     assert scored["nodes"]["n2"]["total"] == sum(v * weights[k] for k, v in plugins.items())
+
+
+def test_terminating_pending_pod_is_skipped_and_unknown_scheduler_is_ignored() -> None:
+    terminating = pod("t").replace("uid: uid-t}", "uid: uid-t, deletionTimestamp: "
+                                   "\"2026-01-01T00:00:00Z\"}")
+    other = pod("o", extra_spec="schedulerName: my-scheduler")
+    r = simulate(load_scenario(node("n1") + terminating + other))
+    assert r["pods"] == [{"pod": "default/t", "outcome": "Unschedulable", "node": None,
+                          "nominatedNode": None,
+                          "message": "skip schedule deleting pod: default/t"}]
+    assert r["warnings"] == ["pod default/o: schedulerName 'my-scheduler' matches no profile; "
+                             "kube-scheduler ignores it"]
+
+
+def test_second_profile_schedules_its_pods() -> None:
+    cfg = """---
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+- schedulerName: no-scoring
+  plugins:
+    score: {disabled: [{name: "*"}]}
+"""
+    r = simulate(load_scenario(node("n1") + node("n2") + pod("o", extra_spec="schedulerName: "
+                                                             "no-scoring") + cfg))
+    assert r["pods"][0]["outcome"] == "Scheduled"
+    assert r["cycles"][0]["scores"] == {}
