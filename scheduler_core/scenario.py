@@ -20,7 +20,7 @@ from .k8s import types as t
 from .k8s.decode import Decoder
 from .k8s.defaults import DEFAULT_NAMESPACE, namespace_labels
 from .scenario_io import read_documents
-from .workloads import expand_workloads
+from .workloads import expand_workloads, replica_set_for
 
 # Built-in PriorityClasses every cluster has (pkg/apis/scheduling/types.go).
 SYSTEM_PRIORITY_CLASSES = {
@@ -28,7 +28,7 @@ SYSTEM_PRIORITY_CLASSES = {
     "system-cluster-critical": t.PriorityClass("system-cluster-critical", 2000000000),
 }
 WORKLOAD_KINDS = ("ReplicationController", "ReplicaSet", "StatefulSet")
-IGNORED_KINDS = ("Deployment",)  # its ReplicaSets carry what the scheduler sees
+IGNORED_KINDS: tuple[str, ...] = ()
 CONFIG_KIND = "KubeSchedulerConfiguration"
 NAMESPACED = {"Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet",
               "PodDisruptionBudget", "Deployment"}
@@ -100,6 +100,8 @@ class _Builder:
         self.raw_pods: list[tuple[int, Decoder, t.Pod]] = []
         self.services: list[t.Service] = []
         self.workloads: list[tuple[int, t.Workload, float]] = []
+        self.deployments: list[tuple[int, t.Workload, float]] = []
+        self.deployment_owned: set[tuple[str, str]] = set()  # (namespace, Deployment name)
         self.classes: dict[str, t.PriorityClass] = {}
         self.pdbs: list[t.PodDisruptionBudget] = []
         self.namespaces: dict[str, dict[str, str]] = {}
@@ -153,7 +155,7 @@ class _Builder:
         classes = {**SYSTEM_PRIORITY_CLASSES, **self.classes}
         pods = [(o, d, _resolve_priority(d, p, classes)) for o, d, p in self.raw_pods]
         workloads = [(o, replace(w, template=_resolve_template(w, classes, self.file)), ts)
-                     for o, w, ts in self.workloads]
+                     for o, w, ts in self.workloads + self._deployment_replica_sets()]
         pods = self._keep_schedulable(pods)
         ordered = expand_workloads(pods, workloads)
         final = tuple(replace(p, file_index=i) for i, p in enumerate(ordered))
@@ -174,6 +176,12 @@ class _Builder:
         if self.config_doc is not None:
             return sconfig.parse_configuration(self.config_doc, self.file)
         return sconfig.default_configuration(), []
+
+    def _deployment_replica_sets(self) -> list[tuple[int, t.Workload, float]]:
+        """A Deployment without a ReplicaSet in the scenario gets the one its controller
+        would create (``<name>-<pod-template-hash>``), so scaling it is a what-if."""
+        return [(o, replica_set_for(w), ts) for o, w, ts in self.deployments
+                if (w.namespace, w.name) not in self.deployment_owned]
 
     def _keep_schedulable(self, pods: list) -> list[tuple[int, t.Pod]]:
         """Drop finished pods and pods bound to unknown nodes (with a warning)."""
@@ -217,8 +225,8 @@ class _Builder:
             selector = t.LabelSelector(d.str_map(sel, "spec.selector")) if sel else None
         else:
             selector = mf.read_label_selector(d, spec.get("selector"), "spec.selector")
-        replicas = d.int(spec.get("replicas"), "spec.replicas")
-        if replicas is not None and replicas < 0:
+        replicas = d.int(spec.get("replicas"), "spec.replicas", 1)  # API default 1
+        if replicas < 0:
             raise d.fail("spec.replicas", f"Invalid value: {replicas}: must be greater than "
                          "or equal to 0")
         template = self._template(d, spec.get("template"), ns)
@@ -226,8 +234,14 @@ class _Builder:
             selector = t.LabelSelector(dict(template.labels))  # RC defaults to template labels
         w = t.Workload(kind, name, ns, d.str(meta.get("uid"), "metadata.uid"), selector,
                        replicas, template)
-        self.workloads.append((self.order, w, d.time(meta.get("creationTimestamp"),
-                                                     "metadata.creationTimestamp")))
+        entry = (self.order, w, d.time(meta.get("creationTimestamp"), "metadata.creationTimestamp"))
+        if kind == "Deployment":
+            self.deployments.append(entry)
+            return
+        for ref in mf.read_pod_meta(d, meta, "metadata")["owner_references"]:
+            if ref.kind == "Deployment":
+                self.deployment_owned.add((ns, ref.name))
+        self.workloads.append(entry)
 
     def _template(self, d: Decoder, v: Any, ns: str) -> t.Pod | None:
         if v is None:
@@ -266,7 +280,8 @@ class _Builder:
 _HANDLERS = {
     "Node": _Builder._node, "Pod": _Builder._pod, "Service": _Builder._service,
     "ReplicationController": _Builder._workload, "ReplicaSet": _Builder._workload,
-    "StatefulSet": _Builder._workload, "PriorityClass": _Builder._priority_class,
+    "StatefulSet": _Builder._workload, "Deployment": _Builder._workload,
+    "PriorityClass": _Builder._priority_class,
     "PodDisruptionBudget": _Builder._pdb, "Namespace": _Builder._namespace,
 }
 

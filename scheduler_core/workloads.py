@@ -24,6 +24,30 @@ def suffix(name: str, index: int) -> str:
     return "".join(_ALPHANUMS[b % len(_ALPHANUMS)] for b in digest[:5])
 
 
+# apps/v1 DefaultDeploymentUniqueLabelKey
+POD_TEMPLATE_HASH = "pod-template-hash"
+
+
+def template_hash(w: t.Workload) -> str:
+    """A stand-in for controller.ComputeHash: ten deterministic chars from the
+    Deployment's identity (upstream hashes the template; only stability matters here)."""
+    digest = hashlib.sha256(f"{w.namespace}/{w.name}/template".encode()).digest()
+    return "".join(_ALPHANUMS[b % len(_ALPHANUMS)] for b in digest[:10])
+
+
+def replica_set_for(deploy: t.Workload) -> t.Workload:
+    """The ReplicaSet a Deployment's controller creates: selector and template labels
+    gain ``pod-template-hash`` (pkg/controller/deployment/sync.go getNewReplicaSet)."""
+    h = template_hash(deploy)
+    sel = deploy.selector or t.LabelSelector()
+    selector = replace(sel, match_labels={**sel.match_labels, POD_TEMPLATE_HASH: h})
+    template = deploy.template
+    if template is not None:
+        template = replace(template, labels={**template.labels, POD_TEMPLATE_HASH: h})
+    return t.Workload("ReplicaSet", f"{deploy.name}-{h}", deploy.namespace,
+                      f"generated-{deploy.name}-{h}", selector, deploy.replicas, template)
+
+
 def _owned(pod: t.Pod, w: t.Workload) -> bool:
     return pod.namespace == w.namespace and any(
         r.kind == w.kind and r.name == w.name for r in pod.owner_references)

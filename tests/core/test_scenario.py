@@ -352,3 +352,28 @@ def test_timestamp_like_values_stay_strings_as_in_kubectl() -> None:
     s = load_scenario("apiVersion: v1\nkind: Node\nmetadata: {name: n, labels: "
                       "{built: 2026-01-01}, creationTimestamp: 2026-01-01T00:00:00Z}")
     assert dict(s.nodes[0].labels) == {"built": "2026-01-01"}
+
+
+def test_deployment_without_replicaset_gets_the_one_its_controller_would_create() -> None:
+    s = load_scenario(RS.format(kind="Deployment"))
+    (rs,) = s.workloads
+    h = rs.name.removeprefix("web-")
+    assert (rs.kind, len(h), dict(rs.selector.match_labels)) == (
+        "ReplicaSet", 10, {"app": "web", "pod-template-hash": h})
+    assert [p.owner_references[0].name for p in s.pods] == [rs.name] * 3
+    assert all(p.name.startswith(f"{rs.name}-") and p.labels["pod-template-hash"] == h
+               for p in s.pods)
+
+
+def test_deployment_with_its_replicaset_in_the_scenario_adds_nothing() -> None:
+    rs = RS.format(kind="ReplicaSet").replace(
+        "metadata: {name: web,", "metadata: {name: web-abc, ownerReferences: [{apiVersion: "
+        "apps/v1, kind: Deployment, name: web, uid: d}],")
+    s = load_scenario(RS.format(kind="Deployment") + "---" + rs)
+    assert [w.name for w in s.workloads] == ["web-abc"]
+    assert len(s.pods) == 3
+
+
+def test_workload_replicas_default_to_one() -> None:
+    s = load_scenario(RS.format(kind="StatefulSet").replace("  replicas: 3\n", ""))
+    assert [p.name for p in s.pods] == ["web-0"]
