@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from ...framework.types import PodInfo
 from ...k8s import labels as klabels
-from ...k8s.types import Pod, PodDisruptionBudget
+from ...k8s.types import Pod, PodDisruptionBudget, Workload
 
 # pickOneNodeForPreemption criteria, in order (preemption.go); names used in explanations.
 CRITERION_PDB_VIOLATIONS = "fewest PDB violations"
@@ -84,33 +84,71 @@ def _scaled_value(v: int | str, total: int) -> int:
     return int(v)
 
 
-def computed_disruptions_allowed(pdb: PodDisruptionBudget, healthy: int) -> int:
-    """disruption.go updatePdbStatus: currentHealthy - desiredHealthy, never below 0.
+@dataclass(frozen=True, slots=True)
+class PodCounts:
+    """What the disruption controller counts for one budget (bound pods only: the
+    simulation's pending pods are not ready, so they never count as healthy)."""
 
-    The expected pod count is the number of bound pods the budget selects (the simulation
-    has no controller scale to read), which is also the number of healthy pods.
-    """
-    expected = healthy
+    selected: int  # pods the budget selects (getPodsForPdb)
+    healthy: int  # of those, not terminating (countHealthyPods)
+    expected_scale: int  # getExpectedScale: the replicas of their controllers
+
+
+def computed_disruptions_allowed(pdb: PodDisruptionBudget, counts: PodCounts) -> int:
+    """disruption.go getExpectedPodCount + updatePdbStatus: healthy - desired, at least 0
+    (0 also when nothing is expected, or when neither minAvailable nor maxUnavailable is set)."""
     if pdb.max_unavailable is not None:
+        expected = counts.expected_scale
         desired = max(0, expected - _scaled_value(pdb.max_unavailable, expected))
+    elif isinstance(pdb.min_available, int):
+        expected, desired = counts.selected, pdb.min_available
     elif pdb.min_available is not None:
+        expected = counts.expected_scale
         desired = _scaled_value(pdb.min_available, expected)
     else:
         expected, desired = 0, 0
-    allowed = healthy - desired
+    allowed = counts.healthy - desired
     return 0 if expected <= 0 or allowed <= 0 else allowed
 
 
-def build_pdbs(pdbs: Iterable[PodDisruptionBudget], bound_pods: Sequence[Pod]) -> list[PDB]:
-    """getPodDisruptionBudgets, with status.disruptionsAllowed derived when it is absent."""
+def _expected_scale(pods: Sequence[Pod], scales: Mapping[tuple[str, str, str], int]) -> int:
+    """getExpectedScale: the summed replicas of the pods' distinct controllers; pods without
+    a controller are ignored. A controller absent from the scenario counts one per pod
+    (upstream would report NoControllers and leave the budget at 0 allowed)."""
+    found: dict[tuple[str, str, str], int] = {}
+    missing = 0
+    for p in pods:
+        ref = next((r for r in p.owner_references if r.controller), None)
+        if ref is None:
+            continue
+        key = (ref.kind, p.namespace, ref.name)
+        if key in scales:
+            found[key] = scales[key]
+        else:
+            missing += 1
+    return sum(found.values()) + missing
+
+
+def _pod_counts(pdb_ns: str, sel: klabels.Selector, bound_pods: Sequence[Pod],
+                scales: Mapping[tuple[str, str, str], int]) -> PodCounts:
+    pods = [p for p in bound_pods if p.namespace == pdb_ns and sel.matches(p.labels)]
+    healthy = sum(1 for p in pods if p.deletion_timestamp is None)
+    return PodCounts(len(pods), healthy, _expected_scale(pods, scales))
+
+
+def build_pdbs(pdbs: Iterable[PodDisruptionBudget], bound_pods: Sequence[Pod],
+               workloads: Iterable[Workload] = ()) -> list[PDB]:
+    """getPodDisruptionBudgets, with status.disruptionsAllowed derived when it is absent
+    (workloads give the controllers' replicas; spec.replicas defaults to 1)."""
+    scales = {(w.kind, w.namespace, w.name): (1 if w.replicas is None else w.replicas)
+              for w in workloads}
     out = []
     for pdb in pdbs:
         sel = klabels.selector_from_label_selector(pdb.selector)
         allowed, computed = pdb.disruptions_allowed, False
         if allowed is None:
-            healthy = sum(1 for p in bound_pods if p.namespace == pdb.namespace
-                          and p.deletion_timestamp is None and sel.matches(p.labels))
-            allowed, computed = computed_disruptions_allowed(pdb, healthy), True
+            counts = _pod_counts(pdb.namespace, sel, bound_pods, scales)
+            allowed, computed = computed_disruptions_allowed(pdb, counts), True
         out.append(PDB(pdb.name, pdb.namespace, sel, allowed, computed))
     return out
 

@@ -122,9 +122,10 @@ class Evaluator:
         trace.potential_nodes = [ni.name for ni in potential]
         if not potential:
             return [], {}, []
-        specs = getattr(self.handle.objects, "pdbs", ()) or ()
+        objects = self.handle.objects
+        specs = getattr(objects, "pdbs", ()) or ()
         bound = [pi.pod for ni in all_nodes for pi in ni.pods] if specs else []
-        pdbs = build_pdbs(specs, bound)
+        pdbs = build_pdbs(specs, bound, getattr(objects, "workloads", ()) or ())
         trace.pdbs = pdbs
         offset, num = self.interface.get_offset_and_num_candidates(len(potential))
         trace.offset, trace.num_candidates = offset, num

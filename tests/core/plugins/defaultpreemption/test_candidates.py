@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 import pytest
 
 from scheduler_core.framework.types import new_pod_info
-from scheduler_core.k8s.types import PodDisruptionBudget
+from scheduler_core.k8s.types import PodDisruptionBudget, Workload
 from scheduler_core.plugins.defaultpreemption.candidates import (
     CRITERION_FIRST, CRITERION_HIGHEST_PRIORITY, CRITERION_NUM_VICTIMS, CRITERION_ONLY,
     CRITERION_PDB_VIOLATIONS, CRITERION_START_TIME, CRITERION_SUM_PRIORITIES, PDB, Candidate,
-    Elimination, build_pdbs, computed_disruptions_allowed, earliest_pod_start_time,
+    Elimination, PodCounts, build_pdbs, computed_disruptions_allowed, earliest_pod_start_time,
     filter_pods_with_pdb_violation, more_important_pod, pick_one_node_for_preemption)
 from scheduler_core.k8s import labels as klabels
 from tests.core.wrappers import make_pod, selector
@@ -115,33 +115,57 @@ def budget(min_available=None, max_unavailable=None, allowed=None) -> PodDisrupt
 
 
 DISRUPTION_CASES = [
-    ("minAvailable 2 of 3 healthy allows 1", budget(min_available=2), 3, 1),
-    ("minAvailable 3 of 3 healthy allows 0", budget(min_available=3), 3, 0),
-    ("minAvailable above healthy never goes negative", budget(min_available=5), 3, 0),
-    ("minAvailable 50% of 3 rounds up to 2 and allows 1", budget(min_available="50%"), 3, 1),
-    ("maxUnavailable 1 of 3 allows 1", budget(max_unavailable=1), 3, 1),
-    ("maxUnavailable 50% of 3 rounds up to 2", budget(max_unavailable="50%"), 3, 2),
-    ("maxUnavailable 0 allows nothing", budget(max_unavailable=0), 3, 0),
-    ("no selected pods allow nothing", budget(max_unavailable=1), 0, 0),
-    ("neither minAvailable nor maxUnavailable allows nothing", budget(), 3, 0),
+    ("minAvailable 2 of 3 healthy allows 1", budget(min_available=2), PodCounts(3, 3, 0), 1),
+    ("minAvailable 3 of 3 healthy allows 0", budget(min_available=3), PodCounts(3, 3, 0), 0),
+    ("minAvailable above healthy never goes negative", budget(min_available=5),
+     PodCounts(3, 3, 0), 0),
+    ("a terminating pod is selected but not healthy", budget(min_available=2),
+     PodCounts(3, 2, 0), 0),
+    ("minAvailable 50% of a scale of 3 rounds up to 2 and allows 1",
+     budget(min_available="50%"), PodCounts(3, 3, 3), 1),
+    ("minAvailable 50% counts the controller's scale, not the pods",
+     budget(min_available="50%"), PodCounts(3, 3, 6), 0),
+    ("maxUnavailable 1 of a scale of 3 allows 1", budget(max_unavailable=1),
+     PodCounts(3, 3, 3), 1),
+    ("maxUnavailable 1 with replicas still pending allows nothing", budget(max_unavailable=1),
+     PodCounts(3, 3, 5), 0),
+    ("maxUnavailable 50% of 3 rounds up to 2", budget(max_unavailable="50%"),
+     PodCounts(3, 3, 3), 2),
+    ("maxUnavailable 0 allows nothing", budget(max_unavailable=0), PodCounts(3, 3, 3), 0),
+    ("no expected pods allow nothing", budget(max_unavailable=1), PodCounts(0, 0, 0), 0),
+    ("neither minAvailable nor maxUnavailable allows nothing", budget(), PodCounts(3, 3, 3), 0),
 ]
 
 
-@pytest.mark.parametrize("name,pdb,healthy,want", DISRUPTION_CASES,
+@pytest.mark.parametrize("name,pdb,counts,want", DISRUPTION_CASES,
                          ids=[c[0] for c in DISRUPTION_CASES])
-def test_computed_disruptions_allowed(name, pdb, healthy, want) -> None:
-    assert computed_disruptions_allowed(pdb, healthy) == want
+def test_computed_disruptions_allowed(name, pdb, counts, want) -> None:
+    assert computed_disruptions_allowed(pdb, counts) == want
+
+
+def db(name: str, ns: str = "default", owner: str = "", terminating: bool = False):
+    w = make_pod(name, ns).label("app", "db").node("n1")
+    w = w.owner("ReplicaSet", owner) if owner else w
+    return (w.terminating() if terminating else w).obj()
 
 
 def test_build_pdbs_uses_status_when_present_and_counts_selected_bound_pods() -> None:
-    bound = [make_pod("d1").label("app", "db").node("n1").obj(),
-             make_pod("d2").label("app", "db").node("n1").obj(),
-             make_pod("d3").label("app", "db").node("n1").terminating().obj(),
-             make_pod("o1", "other").label("app", "db").node("n1").obj(),
+    bound = [db("d1"), db("d2"), db("d3", terminating=True), db("o1", "other"),
              make_pod("w1").label("app", "web").node("n1").obj()]
     got = build_pdbs([budget(min_available=1), budget(allowed=7)], bound)
     sel = klabels.selector_from_label_selector(selector({"app": "db"}))
     assert got == [PDB("pdb", "default", sel, 1, True), PDB("pdb", "default", sel, 7, False)]
+
+
+def test_build_pdbs_reads_the_controllers_replicas() -> None:
+    """ReplicaSet "rs" wants 5 replicas and 3 run: maxUnavailable 1 leaves nothing to spend;
+    the unowned pod is ignored, the pod of an unknown controller counts once."""
+    bound = [db("a", owner="rs"), db("b", owner="rs"), db("c", owner="rs"), db("u"),
+             db("x", owner="gone")]
+    rs = Workload("ReplicaSet", "rs", replicas=5)
+    got = build_pdbs([budget(max_unavailable=1), budget(max_unavailable=2)], bound, [rs])
+    # expected scale 5 + 1 = 6, healthy 5: desired 5 (allows 0) and 4 (allows 1)
+    assert [p.disruptions_allowed for p in got] == [0, 1]
 
 
 def pdb(name: str, allowed: int, labels: dict | None = None, ns: str = "default") -> PDB:
