@@ -99,6 +99,7 @@ class ScenarioDetailTestCase(BaseTestCase):
         r = self.api(self.viewer).get(self.url())
         self.assertEqual(r.status_code, 200)
         self.assertEqual(r.json()["manifests"], SMALL)
+        self.assertEqual(r.json()["role"], "viewer")
         self.assertEqual(r["ETag"], '"1"')
 
     def test_it_hides_the_scenario_from_non_members(self):

@@ -49,9 +49,14 @@ class ScenarioDetailSerializer(ScenarioSerializer):
     manifests = serializers.SerializerMethodField()
     config = serializers.SerializerMethodField()
     links = serializers.SerializerMethodField()
+    role = serializers.SerializerMethodField(help_text="Your role in the scenario's team")
 
     class Meta(ScenarioSerializer.Meta):
-        fields = ScenarioSerializer.Meta.fields + ["manifests", "config", "links"]
+        fields = ScenarioSerializer.Meta.fields + ["role", "manifests", "config", "links"]
+
+    def get_role(self, scenario) -> str | None:
+        request = self.context.get("request")
+        return scenario.role_of(request.user) if request else None
 
     def head(self, scenario):
         if not hasattr(scenario, "_head"):
