@@ -210,6 +210,8 @@ class Simulation:
             if ni is None or not ni.remove_pod(victim):
                 continue
             self.evicted.append(victim.key)
+            if victim.key in self.results:  # pending at the start, scheduled, then preempted
+                self.results[victim.key]["evicted"] = True
             self._event("Normal", "Preempted", victim,
                         f"Preempted by pod {preemptor.uid or preemptor.key} on node {node}", node)
         self._evictions.clear()

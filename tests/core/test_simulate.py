@@ -139,3 +139,20 @@ profiles:
                                                              "no-scoring") + cfg))
     assert r["pods"][0]["outcome"] == "Scheduled"
     assert r["cycles"][0]["scores"] == {}
+
+
+def test_a_pod_scheduled_during_the_run_and_then_preempted_is_marked() -> None:
+    affinity = ("affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+                "[{topologyKey: zone, labelSelector: {matchLabels: {app: db}}}]}}")
+    s = load_scenario(node("n1", cpu="1")
+                      + pod("vip", cpu="500m", priority=100, extra_spec=affinity,
+                            created="2026-01-01T00:00:00Z")
+                      + pod("db", labels="{app: db}", priority=100, created="2026-01-02T00:00:00Z")
+                      + pod("first", cpu="800m", priority=1))
+    r = simulate(s)
+    # vip waits for db; first binds while vip backs off; then vip preempts first.
+    assert r["pods"] == [
+        {"pod": "default/vip", "outcome": "Scheduled", "node": "n1"},
+        {"pod": "default/db", "outcome": "Scheduled", "node": "n1"},
+        {"pod": "default/first", "outcome": "Scheduled", "node": "n1", "evicted": True}]
+    assert r["evicted"] == ["default/first"]
