@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from .types import DEFAULT_SCHEDULER_NAME, PREEMPT_LOWER_PRIORITY
+from .types import DEFAULT_SCHEDULER_NAME, NO_EXECUTE, PREEMPT_LOWER_PRIORITY, Toleration
 
 DEFAULT_NAMESPACE = "default"
 DEFAULT_PROTOCOL = "TCP"
@@ -37,4 +37,26 @@ def namespace_labels(name: str, labels: Mapping[str, str] | None = None) -> dict
     """A namespace's labels including the immutable ``kubernetes.io/metadata.name``."""
     out = dict(labels or {})
     out[LABEL_METADATA_NAME] = name
+    return out
+
+
+# plugin/pkg/admission/defaulttolerationseconds (enabled by default): every pod tolerates
+# the not-ready / unreachable NoExecute taints for 300s unless it already does.
+TAINT_NODE_NOT_READY = "node.kubernetes.io/not-ready"
+TAINT_NODE_UNREACHABLE = "node.kubernetes.io/unreachable"
+DEFAULT_TOLERATION_SECONDS = 300
+
+
+def _tolerates_key(tolerations: tuple[Toleration, ...], key: str) -> bool:
+    return any((t.key == key or not t.key) and (t.effect == NO_EXECUTE or not t.effect)
+               for t in tolerations)
+
+
+def with_default_tolerations(tolerations: tuple[Toleration, ...]) -> tuple[Toleration, ...]:
+    """DefaultTolerationSeconds admission: add the not-ready / unreachable tolerations a
+    pod lacks."""
+    out = tuple(tolerations)
+    for key in (TAINT_NODE_NOT_READY, TAINT_NODE_UNREACHABLE):
+        if not _tolerates_key(out, key):
+            out += (Toleration(key, "Exists", "", NO_EXECUTE, DEFAULT_TOLERATION_SECONDS),)
     return out

@@ -12,7 +12,7 @@ from typing import Any
 from ..validation import field as vf
 from . import types as t
 from .decode import Decoder
-from .defaults import DEFAULT_PROTOCOL, requests_with_limit_defaults
+from .defaults import DEFAULT_PROTOCOL, requests_with_limit_defaults, with_default_tolerations
 from .resource import pod_requests
 
 LABEL_OPS = ("DoesNotExist", "Exists", "In", "NotIn")
@@ -344,8 +344,8 @@ def read_pod_spec(d: Decoder, spec: Any, path: str) -> dict:
                                  PREEMPTION_POLICIES),
         node_selector=d.str_map(s.get("nodeSelector"), f"{path}.nodeSelector"),
         affinity=read_affinity(d, s.get("affinity"), f"{path}.affinity"),
-        tolerations=d.items(s.get("tolerations"), f"{path}.tolerations",
-                            lambda x, p: read_toleration(d, x, p)),
+        tolerations=with_default_tolerations(d.items(
+            s.get("tolerations"), f"{path}.tolerations", lambda x, p: read_toleration(d, x, p))),
         topology_spread_constraints=read_spread_constraints(
             d, s.get("topologySpreadConstraints"), f"{path}.topologySpreadConstraints"),
         scheduling_gates=gates,

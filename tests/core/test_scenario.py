@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import pytest
+import yaml
 
 from scheduler_core.errors import ScenarioError
 from scheduler_core.k8s import quantity
@@ -95,7 +96,11 @@ def test_pod_defaults_and_requests_from_limits() -> None:
     assert (p.namespace, p.scheduler_name, p.priority, p.preemption_policy) == (
         "default", "default-scheduler", 0, "PreemptLowerPriority")
     assert dict(p.requests) == {"cpu": 250, "memory": 2 ** 30}
-    assert p.tolerations == (Toleration("k", "Exists"),)
+    # DefaultTolerationSeconds admission adds the not-ready / unreachable tolerations
+    assert p.tolerations == (
+        Toleration("k", "Exists"),
+        Toleration("node.kubernetes.io/not-ready", "Exists", "", "NoExecute", 300),
+        Toleration("node.kubernetes.io/unreachable", "Exists", "", "NoExecute", 300))
     assert s.namespaces["default"] == {"kubernetes.io/metadata.name": "default"}
 
 
@@ -377,3 +382,15 @@ def test_deployment_with_its_replicaset_in_the_scenario_adds_nothing() -> None:
 def test_workload_replicas_default_to_one() -> None:
     s = load_scenario(RS.format(kind="StatefulSet").replace("  replicas: 3\n", ""))
     assert [p.name for p in s.pods] == ["web-0"]
+
+
+@pytest.mark.parametrize("tolerations,added", [
+    ("[]", 2), ("[{operator: Exists}]", 0), ("[{key: node.kubernetes.io/not-ready, "
+                                            "operator: Exists, effect: NoExecute}]", 1),
+    ("[{key: node.kubernetes.io/unreachable, operator: Exists}]", 1),
+], ids=["none given: both added", "tolerate everything: none added",
+        "not-ready given: unreachable added", "unreachable for any effect: not-ready added"])
+def test_default_toleration_seconds_admission(tolerations, added) -> None:
+    p = load_scenario(pod_yaml(spec=f"tolerations: {tolerations}")).pods[0]
+    given = len(yaml.safe_load(tolerations))
+    assert len(p.tolerations) - given == added
