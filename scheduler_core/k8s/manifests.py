@@ -7,6 +7,7 @@ enum values, topology spread constraints, tolerations, quantities.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..validation import field as vf
@@ -323,6 +324,13 @@ def read_owner_ref(d: Decoder, v: Any, path: str) -> t.OwnerReference:
                             d.bool(m.get("controller"), f"{path}.controller"))
 
 
+def _host_network_ports(cs: tuple[t.Container, ...]) -> tuple[t.Container, ...]:
+    """defaults.go defaultHostNetworkPorts: with hostNetwork, hostPort = containerPort."""
+    return tuple(replace(c, ports=tuple(
+        replace(p, host_port=p.container_port) if p.host_port == 0 else p for p in c.ports))
+        for c in cs)
+
+
 def read_pod_spec(d: Decoder, spec: Any, path: str) -> dict:
     """The scheduling-relevant fields of a PodSpec as Pod constructor keywords
     (priority left for the caller to resolve)."""
@@ -331,6 +339,8 @@ def read_pod_spec(d: Decoder, spec: Any, path: str) -> dict:
                          lambda x, p: read_container(d, x, p))
     inits = d.items(s.get("initContainers"), f"{path}.initContainers",
                     lambda x, p: read_container(d, x, p))
+    if d.bool(s.get("hostNetwork"), f"{path}.hostNetwork"):
+        containers, inits = _host_network_ports(containers), _host_network_ports(inits)
     overhead = d.resource_list(s.get("overhead"), f"{path}.overhead")
     gates = d.items(s.get("schedulingGates"), f"{path}.schedulingGates",
                     lambda x, p: d.str(d.obj(x, p).get("name"), f"{p}.name"))

@@ -394,3 +394,11 @@ def test_default_toleration_seconds_admission(tolerations, added) -> None:
     p = load_scenario(pod_yaml(spec=f"tolerations: {tolerations}")).pods[0]
     given = len(yaml.safe_load(tolerations))
     assert len(p.tolerations) - given == added
+
+
+def test_host_network_defaults_host_ports_to_container_ports() -> None:
+    p = load_scenario(pod_yaml(spec="hostNetwork: true, containers: [{name: c, ports: "
+                                    "[{containerPort: 8080}, {containerPort: 9, hostPort: 19, "
+                                    "protocol: UDP}]}]")).pods[0]
+    assert [(x.container_port, x.host_port, x.protocol) for x in p.containers[0].ports] == [
+        (8080, 8080, "TCP"), (9, 19, "UDP")]
