@@ -1,29 +1,18 @@
 """Whatif's scheduling engine: kube-scheduler's scheduling cycle in pure Python.
 
-Public surface (imported lazily so that each part can be used alone):
-``load_scenario``, ``ScenarioError``, ``run_filter``, ``run_score``, ``simulate``,
-``validate_pod_update``.
+Public surface: ``load_scenario``, ``ScenarioError``, ``run_filter``, ``run_score``,
+``simulate``, ``validate_pod_update``.
 """
 from __future__ import annotations
 
-from importlib import import_module
-
 KUBERNETES_VERSION = "v1.34"
 
-_EXPORTS = {
-    "ScenarioError": "scheduler_core.errors",
-    "load_scenario": "scheduler_core.scenario",
-    "Scenario": "scheduler_core.scenario",
-    "run_filter": "scheduler_core.api",
-    "run_score": "scheduler_core.api",
-    "simulate": "scheduler_core.api",
-    "validate_pod_update": "scheduler_core.validation",
-}
+# Imported eagerly, and after the submodules: importing the submodule ``simulate`` binds
+# the package attribute ``simulate`` to that module, and the function must win.
+from .errors import ScenarioError  # noqa: E402
+from .scenario import Scenario, load_scenario  # noqa: E402
+from .api import run_filter, run_score, simulate  # noqa: E402
+from .validation import validate_pod_update  # noqa: E402
 
-__all__ = sorted(_EXPORTS) + ["KUBERNETES_VERSION"]
-
-
-def __getattr__(name: str):
-    if name in _EXPORTS:
-        return getattr(import_module(_EXPORTS[name]), name)
-    raise AttributeError(f"module 'scheduler_core' has no attribute {name!r}")
+__all__ = ["KUBERNETES_VERSION", "Scenario", "ScenarioError", "load_scenario", "run_filter",
+           "run_score", "simulate", "validate_pod_update"]
