@@ -7,13 +7,13 @@ enum values, topology spread constraints, tolerations, quantities.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from ..validation import field as vf
 from . import types as t
 from .decode import Decoder
-from .defaults import DEFAULT_PROTOCOL, requests_with_limit_defaults, with_default_tolerations
+from .containers import host_network_ports, read_container, with_pod_level
+from .defaults import with_default_tolerations
 from .resource import pod_requests
 
 LABEL_OPS = ("DoesNotExist", "Exists", "In", "NotIn")
@@ -22,7 +22,6 @@ TAINT_EFFECTS = (t.NO_SCHEDULE, t.PREFER_NO_SCHEDULE, t.NO_EXECUTE)
 WHEN_UNSATISFIABLE = (t.DO_NOT_SCHEDULE, t.SCHEDULE_ANYWAY)
 INCLUSION_POLICIES = (t.HONOR, t.IGNORE)
 PREEMPTION_POLICIES = ("Never", t.PREEMPT_LOWER_PRIORITY)
-PROTOCOLS = ("SCTP", "TCP", "UDP")
 # validation.go isNotPositiveErrorMsg
 IS_NOT_POSITIVE = "must be greater than zero"
 
@@ -274,47 +273,6 @@ def _check_match_label_keys(d: Decoder, path: str, keys: tuple[str, ...],
                                           "exists in both matchLabelKeys and labelSelector"))
 
 
-# --- containers ----------------------------------------------------------------------
-def read_container(d: Decoder, v: Any, path: str) -> t.Container:
-    m = d.obj(v, path)
-    res = d.obj(m.get("resources"), f"{path}.resources")
-    requests = d.resource_list(res.get("requests"), f"{path}.resources.requests")
-    limits = d.resource_list(res.get("limits"), f"{path}.resources.limits")
-    _check_requests_within_limits(d, f"{path}.resources", res, requests, limits)
-    return t.Container(
-        name=d.str(m.get("name"), f"{path}.name"),
-        image=d.str(m.get("image"), f"{path}.image"),
-        requests=requests_with_limit_defaults(requests, limits),
-        limits=limits,
-        ports=d.items(m.get("ports"), f"{path}.ports", lambda x, p: _port(d, x, p)),
-        restart_policy=d.str(m.get("restartPolicy"), f"{path}.restartPolicy") or None)
-
-
-def _check_requests_within_limits(d: Decoder, path: str, raw: Any, requests: dict,
-                                  limits: dict) -> None:
-    """validation.go ValidateResourceRequirements: a request above its limit."""
-    for name, amount in requests.items():
-        if name in limits and amount > limits[name]:
-            req_raw = d.obj(raw.get("requests"), f"{path}.requests")[name]
-            lim_raw = d.obj(raw.get("limits"), f"{path}.limits")[name]
-            raise d.fail_field(vf.invalid(f"{path}.requests[{name}]", str(req_raw),
-                                          f"must be less than or equal to {name} limit of "
-                                          f"{lim_raw}"))
-
-
-def _port(d: Decoder, v: Any, path: str) -> t.ContainerPort:
-    m = d.obj(v, path)
-    host_port = d.int(m.get("hostPort"), f"{path}.hostPort", 0)
-    if not 0 <= host_port <= 65535:
-        raise d.fail_field(vf.invalid(f"{path}.hostPort", host_port,
-                                      "must be between 1 and 65535, inclusive"))
-    return t.ContainerPort(
-        container_port=d.int(m.get("containerPort"), f"{path}.containerPort", 0),
-        host_port=host_port,
-        protocol=d.enum(m.get("protocol"), f"{path}.protocol", PROTOCOLS, DEFAULT_PROTOCOL),
-        host_ip=d.str(m.get("hostIP"), f"{path}.hostIP"))
-
-
 def read_owner_ref(d: Decoder, v: Any, path: str) -> t.OwnerReference:
     m = d.obj(v, path)
     return t.OwnerReference(d.str(m.get("apiVersion"), f"{path}.apiVersion"),
@@ -322,13 +280,6 @@ def read_owner_ref(d: Decoder, v: Any, path: str) -> t.OwnerReference:
                             d.str(m.get("name"), f"{path}.name"),
                             d.str(m.get("uid"), f"{path}.uid"),
                             d.bool(m.get("controller"), f"{path}.controller"))
-
-
-def _host_network_ports(cs: tuple[t.Container, ...]) -> tuple[t.Container, ...]:
-    """defaults.go defaultHostNetworkPorts: with hostNetwork, hostPort = containerPort."""
-    return tuple(replace(c, ports=tuple(
-        replace(p, host_port=p.container_port) if p.host_port == 0 else p for p in c.ports))
-        for c in cs)
 
 
 def read_pod_spec(d: Decoder, spec: Any, path: str) -> dict:
@@ -340,7 +291,7 @@ def read_pod_spec(d: Decoder, spec: Any, path: str) -> dict:
     inits = d.items(s.get("initContainers"), f"{path}.initContainers",
                     lambda x, p: read_container(d, x, p))
     if d.bool(s.get("hostNetwork"), f"{path}.hostNetwork"):
-        containers, inits = _host_network_ports(containers), _host_network_ports(inits)
+        containers, inits = host_network_ports(containers), host_network_ports(inits)
     overhead = d.resource_list(s.get("overhead"), f"{path}.overhead")
     gates = d.items(s.get("schedulingGates"), f"{path}.schedulingGates",
                     lambda x, p: d.str(d.obj(x, p).get("name"), f"{p}.name"))
@@ -362,7 +313,8 @@ def read_pod_spec(d: Decoder, spec: Any, path: str) -> dict:
         containers=containers,
         init_containers=inits,
         overhead=overhead,
-        requests=pod_requests(containers, inits, overhead),
+        requests=with_pod_level(d, s.get("resources"), f"{path}.resources",
+                                 pod_requests(containers, inits, overhead), overhead),
     )
 
 

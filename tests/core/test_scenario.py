@@ -402,3 +402,11 @@ def test_host_network_defaults_host_ports_to_container_ports() -> None:
                                     "protocol: UDP}]}]")).pods[0]
     assert [(x.container_port, x.host_port, x.protocol) for x in p.containers[0].ports] == [
         (8080, 8080, "TCP"), (9, 19, "UDP")]
+
+
+def test_pod_level_requests_replace_the_containers_sum() -> None:
+    p = load_scenario(pod_yaml(spec="resources: {limits: {memory: 2Gi}, requests: {cpu: '1'}}, "
+                                    "overhead: {cpu: 100m}, containers: [{name: c, resources: "
+                                    "{requests: {cpu: 200m, memory: 1Gi, ephemeral-storage: 1Gi}}}]"
+                               )).pods[0]
+    assert dict(p.requests) == {"cpu": 1100, "memory": 2 * 2 ** 30, "ephemeral-storage": 2 ** 30}
