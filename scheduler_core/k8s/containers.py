@@ -19,6 +19,7 @@ PROTOCOLS = ("SCTP", "TCP", "UDP")
 
 
 def read_container(d: Decoder, v: Any, path: str) -> t.Container:
+    """A container (or init container): requests defaulted from limits, ports."""
     m = d.obj(v, path)
     res = d.obj(m.get("resources"), f"{path}.resources")
     requests = d.resource_list(res.get("requests"), f"{path}.resources.requests")
