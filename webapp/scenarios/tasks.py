@@ -46,8 +46,6 @@ def compute(run):
         result = engine.simulate(revision.manifests, revision.config, seed=int(run.seed))
     except engine.ScenarioInvalid as e:
         return Run.Status.FAILED, None, str(e)
-    except engine.EngineUnavailable as e:
-        return Run.Status.FAILED, None, f"Cannot run: {e}."
     except SoftTimeLimitExceeded:
         return Run.Status.FAILED, None, f"The simulation took longer than {settings.RUN_SOFT_TIME_LIMIT} s and was stopped."
     except Exception:
