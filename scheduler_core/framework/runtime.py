@@ -181,14 +181,19 @@ class Framework:
 
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         """RunFilterPlugins: the first non-success status, stamped with its plugin."""
+        skip = state.skip_filter_plugins
         for pl in self.points[reg.FILTER]:
-            if pl.NAME in state.skip_filter_plugins:
+            if skip and pl.NAME in skip:
                 continue
-            st = _call(pl.filter, state, pod, node_info)
-            if not st.is_success():
-                if not st.is_rejected():
-                    st = _wrap(st, f'running "{pl.NAME}" filter plugin', pl.NAME)
-                return st.with_plugin(pl.NAME)
+            try:
+                st = pl.filter(state, pod, node_info)
+            except Exception as err:  # noqa: BLE001 - AsStatus: a plugin bug is an Error
+                st = as_status(err)
+            if st is None or not st.code:  # Code.Success is 0
+                continue
+            if not st.is_rejected():
+                st = _wrap(st, f'running "{pl.NAME}" filter plugin', pl.NAME)
+            return st.with_plugin(pl.NAME)
         return SUCCESS
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
@@ -282,9 +287,13 @@ class Framework:
         per_plugin: dict[str, list[NodeScore]] = {}
         for pl in plugins:
             scores = []
+            score = pl.score
             for ni in nodes:
-                s, st = _call_pair(pl.score, state, pod, ni)
-                if not st.is_success():
+                try:
+                    s, st = score(state, pod, ni)
+                except Exception as err:  # noqa: BLE001 - AsStatus
+                    s, st = 0, as_status(err)
+                if st is not None and st.code:
                     return [], _wrap(st, f'running Score plugins: plugin "{pl.NAME}" failed with',
                                      pl.NAME)
                 scores.append(NodeScore(ni.name, s))
