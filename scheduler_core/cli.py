@@ -22,6 +22,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but usage errors are one ``error:`` line and exit 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        """Raise instead of printing usage and exiting."""
         raise _UsageError(message)
 
 
@@ -30,6 +31,7 @@ class _UsageError(Exception):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argparse parser for the four commands of engine-cli.md."""
     p = _Parser(prog="python -m scheduler_core",
                 description="kube-scheduler v1.34's decisions for Kubernetes manifests")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)

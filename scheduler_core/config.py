@@ -51,6 +51,7 @@ class Profile:
     percentage_of_nodes_to_score: int | None = None
 
     def points(self, point: str) -> tuple[str, ...]:
+        """The plugins of one extension point, in run order."""
         return self.plugins.get(point, ())
 
     def all_plugins(self) -> tuple[str, ...]:

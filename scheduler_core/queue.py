@@ -50,6 +50,7 @@ class SchedulingQueue:
 
     def __init__(self, less: Callable[[QueuedPodInfo, QueuedPodInfo], bool]) -> None:
         def cmp(a: QueuedPodInfo, b: QueuedPodInfo) -> int:
+            """QueueSort less as a three-way comparison; file order breaks full ties."""
             if less(a, b):
                 return -1
             if less(b, a):

@@ -109,6 +109,7 @@ class _Builder:
         self.warnings: list[str] = []
 
     def add(self, doc: dict) -> None:
+        """Decode one document and dispatch it by kind (unknown kinds warn)."""
         self.order += 1
         kind = doc.get("kind")
         if kind is None:
@@ -151,6 +152,7 @@ class _Builder:
         self.config_doc = doc
 
     def build(self, config_text: str | None, config_filename: str) -> Scenario:
+        """Resolve priorities, drop unschedulable pods, expand workloads: the Scenario."""
         cfg, cfg_warnings = self._configuration(config_text, config_filename)
         classes = {**SYSTEM_PRIORITY_CLASSES, **self.classes}
         pods = [(o, d, _resolve_priority(d, p, classes)) for o, d, p in self.raw_pods]

@@ -45,6 +45,8 @@ class CycleRecord:
 
 @dataclass
 class ScheduleResult:
+    """ScheduleResult (schedule_one.go): the chosen node and how many nodes were looked at."""
+
     suggested_host: str
     evaluated_nodes: int
     feasible_nodes: int

@@ -91,6 +91,7 @@ class Simulation:
             self.queue.add(QueuedPodInfo(new_pod_info(pod), timestamp=pod.creation_timestamp))
 
     def run(self) -> None:
+        """Pop and schedule pods until the queue is empty (with a safety bound on cycles)."""
         limit = 50 * (len(self.pending) + 1) + 1000
         while len(self.queue):
             if self.cycle >= limit:
@@ -228,6 +229,7 @@ class Simulation:
 
     # --- output ------------------------------------------------------------------------
     def result(self) -> dict:
+        """The JSON-ready result: contract keys first, then events, cycles, nodes, warnings."""
         pods = list(self.results.values())
         pods += [{"pod": p.key, "outcome": GATED, "node": None} for p in self.gated]
         return {"pods": pods, "evicted": list(self.evicted), "events": self.events,

@@ -22,6 +22,7 @@ def status_json(st: Status) -> dict:
 
 
 def scores_json(s: NodePluginScores) -> dict:
+    """A feasible node's scores: normalized per plugin and the weighted total."""
     return {"total": s.total, "plugins": dict(s.plugins)}
 
 
@@ -55,4 +56,5 @@ def node_summary(ni: NodeInfo) -> dict:
 
 
 def nodes_json(node_infos: Iterable[NodeInfo]) -> list[dict]:
+    """Every node's final summary, in node order."""
     return [node_summary(ni) for ni in node_infos]

@@ -50,9 +50,11 @@ class Nominator:
             self._by_node.pop(node, None)
 
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        """NominatedPodsForNode: the PodInfos nominated to ``node_name``."""
         return list(self._by_node.get(node_name, ()))
 
     def node_of(self, pod: Pod) -> str:
+        """The node a pod is nominated to ('' when none)."""
         return self._node_of.get(pod.key, "")
 
 
@@ -101,12 +103,15 @@ class Framework:
 
     # --- Handle ------------------------------------------------------------------------
     def snapshot_shared_lister(self) -> Snapshot:
+        """SnapshotSharedLister: the current cycle's Snapshot."""
         return self._snapshot
 
     def set_snapshot(self, snapshot: Snapshot) -> None:
+        """Install the Snapshot for the next cycle."""
         self._snapshot = snapshot
 
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
+        """NominatedPodsForNode: the PodInfos nominated to ``node_name``."""
         return self.data.nominator.nominated_pods_for_node(node_name)
 
     def evict(self, victim: Pod, preemptor: Pod, node_name: str) -> None:
@@ -121,15 +126,19 @@ class Framework:
             self.data.on_clear_nomination(pod)
 
     def percentage_of_nodes_to_score(self) -> int | None:
+        """The profile's percentageOfNodesToScore (None: use the global one)."""
         return self.profile.percentage_of_nodes_to_score
 
     def has_filter_plugins(self) -> bool:
+        """HasFilterPlugins."""
         return bool(self.points[reg.FILTER])
 
     def has_score_plugins(self) -> bool:
+        """HasScorePlugins."""
         return bool(self.points[reg.SCORE])
 
     def has_post_filter_plugins(self) -> bool:
+        """HasPostFilterPlugins."""
         return bool(self.points[reg.POST_FILTER])
 
     # --- queueing ----------------------------------------------------------------------
@@ -224,12 +233,14 @@ class Framework:
 
     def run_pre_filter_extension_add_pod(self, state: CycleState, pod_to_schedule: Pod,
                                          pod_info_to_add: PodInfo, node_info: NodeInfo) -> Status:
+        """RunPreFilterExtensionAddPod: every PreFilter plugin's AddPod, stop at the first failure."""
         return self._run_extension("add_pod", "AddPod", state, pod_to_schedule,
                                    pod_info_to_add, node_info)
 
     def run_pre_filter_extension_remove_pod(self, state: CycleState, pod_to_schedule: Pod,
                                             pod_info_to_remove: PodInfo,
                                             node_info: NodeInfo) -> Status:
+        """RunPreFilterExtensionRemovePod: every PreFilter plugin's RemovePod."""
         return self._run_extension("remove_pod", "RemovePod", state, pod_to_schedule,
                                    pod_info_to_remove, node_info)
 
@@ -327,6 +338,7 @@ class Framework:
 
     # --- reserve / bind ----------------------------------------------------------------
     def run_reserve_plugins(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        """RunReservePluginsReserve: the first failure, stamped."""
         for pl in self.points[reg.RESERVE]:
             st = _call(pl.reserve, state, pod, node_name)
             if not st.is_success():

@@ -24,6 +24,7 @@ class Decoder:
         self.label = label
 
     def fail(self, path: str, detail: str) -> ScenarioError:
+        """A ScenarioError for this object at ``path``."""
         return ScenarioError(self.file, self.label, path, detail)
 
     def fail_field(self, err: vfield.FieldError) -> ScenarioError:
@@ -32,6 +33,7 @@ class Decoder:
 
     # --- scalars ------------------------------------------------------------------
     def obj(self, v: Any, path: str) -> Mapping[str, Any]:
+        """A JSON object (dict); null reads as empty."""
         if v is None:
             return {}
         if not isinstance(v, dict):
@@ -39,6 +41,7 @@ class Decoder:
         return v
 
     def list(self, v: Any, path: str) -> list:
+        """A JSON array; null reads as empty."""
         if v is None:
             return []
         if not isinstance(v, list):
@@ -46,6 +49,7 @@ class Decoder:
         return v
 
     def str(self, v: Any, path: str, default: str = "") -> str:
+        """A string; null reads as ``default``."""
         if v is None:
             return default
         if not isinstance(v, str):
@@ -53,6 +57,7 @@ class Decoder:
         return v
 
     def int(self, v: Any, path: str, default: int | None = None) -> int | None:
+        """An integer (a float with no fraction is accepted, as JSON numbers are)."""
         if v is None:
             return default
         if isinstance(v, bool) or not isinstance(v, int):
@@ -62,6 +67,7 @@ class Decoder:
         return v
 
     def bool(self, v: Any, path: str, default: bool = False) -> bool:
+        """A boolean; null reads as ``default``."""
         if v is None:
             return default
         if not isinstance(v, bool):
@@ -69,6 +75,7 @@ class Decoder:
         return v
 
     def str_map(self, v: Any, path: str) -> dict[str, str]:
+        """A map of string to string (labels, selectors)."""
         m = self.obj(v, path)
         for k, val in m.items():
             if not isinstance(k, str):
@@ -78,6 +85,7 @@ class Decoder:
         return dict(m)
 
     def str_list(self, v: Any, path: str) -> tuple[str, ...]:
+        """A list of strings."""
         items = self.list(v, path)
         return tuple(self.str(x, f"{path}[{i}]") for i, x in enumerate(items))
 
@@ -108,6 +116,7 @@ class Decoder:
         return dt.timestamp()
 
     def quantity(self, v: Any, path: str) -> Fraction:
+        """A resource quantity, exact (upstream ParseQuantity wording on error)."""
         try:
             q = quantity.parse_quantity(v)
         except quantity.QuantityError as e:

@@ -90,6 +90,7 @@ def _check_values(d: Decoder, path: str, op: str, values: tuple[str, ...],
 
 
 def read_node_selector_term(d: Decoder, v: Any, path: str) -> t.NodeSelectorTerm:
+    """v1.NodeSelectorTerm (matchExpressions and matchFields)."""
     m = d.obj(v, path)
     return t.NodeSelectorTerm(
         d.items(m.get("matchExpressions"), f"{path}.matchExpressions",
@@ -99,6 +100,7 @@ def read_node_selector_term(d: Decoder, v: Any, path: str) -> t.NodeSelectorTerm
 
 
 def read_node_affinity(d: Decoder, v: Any, path: str) -> t.NodeAffinity | None:
+    """v1.NodeAffinity: required terms (at least one) and weighted preferred terms."""
     if v is None:
         return None
     m = d.obj(v, path)
@@ -167,6 +169,7 @@ def _pod_affinity(d: Decoder, v: Any, path: str) -> t.PodAffinity | None:
 
 
 def read_affinity(d: Decoder, v: Any, path: str) -> t.Affinity | None:
+    """v1.Affinity: node affinity, pod affinity and pod anti-affinity."""
     if v is None:
         return None
     m = d.obj(v, path)
@@ -177,6 +180,7 @@ def read_affinity(d: Decoder, v: Any, path: str) -> t.Affinity | None:
 
 # --- taints and tolerations ----------------------------------------------------------
 def read_taint(d: Decoder, v: Any, path: str) -> t.Taint:
+    """v1.Taint: key and effect required, effect one of the three."""
     m = d.obj(v, path)
     key = d.str(m.get("key"), f"{path}.key")
     if not key:
@@ -274,6 +278,7 @@ def _check_match_label_keys(d: Decoder, path: str, keys: tuple[str, ...],
 
 
 def read_owner_ref(d: Decoder, v: Any, path: str) -> t.OwnerReference:
+    """metav1.OwnerReference (kind and name identify the owner)."""
     m = d.obj(v, path)
     return t.OwnerReference(d.str(m.get("apiVersion"), f"{path}.apiVersion"),
                             d.str(m.get("kind"), f"{path}.kind"),
@@ -319,6 +324,7 @@ def read_pod_spec(d: Decoder, spec: Any, path: str) -> dict:
 
 
 def read_pod_meta(d: Decoder, meta: Any, path: str) -> dict:
+    """The metadata fields of a Pod the scheduler reads, as Pod keywords."""
     m = d.obj(meta, path)
     return dict(
         uid=d.str(m.get("uid"), f"{path}.uid"),
