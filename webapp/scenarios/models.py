@@ -134,8 +134,15 @@ class Run(models.Model):
     FINISHED = (Status.SUCCEEDED, Status.FAILED)
 
     scenario = models.ForeignKey(Scenario, models.CASCADE, related_name="runs")
+    # The saved revision run, or the base of the draft / sweep variant whose text is below.
     revision = models.ForeignKey(Revision, models.PROTECT, related_name="runs")
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.SIMULATE)
+    # Non-empty for a draft or sweep-variant run: the text simulated instead of the revision's.
+    manifests = models.TextField(blank=True, default="")
+    config = models.TextField(blank=True, default="")
+    label = models.CharField(max_length=200, blank=True, default="")  # "draft", "maxSkew=2 ..."
+    sweep = models.ForeignKey("Sweep", models.CASCADE, null=True, blank=True, related_name="runs")
+    variant = models.JSONField(default=dict, blank=True)  # a sweep cell's parameters
     params = models.JSONField(default=dict, blank=True)  # {"seed": int, "options": {...}}
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     result = models.JSONField(null=True, blank=True)  # whatever the engine returned
@@ -160,6 +167,16 @@ class Run(models.Model):
     @property
     def seed(self):
         return self.params.get("seed", 0)
+
+    @property
+    def is_draft(self):
+        return bool(self.manifests)
+
+    def scenario_text(self):
+        """(manifests, config) this run simulates: its own text, else its revision's."""
+        if self.manifests:
+            return self.manifests, self.config
+        return self.revision.manifests, self.revision.config
 
     @property
     def duration(self):
@@ -217,3 +234,56 @@ class ApiToken(models.Model):
     @property
     def is_active(self):
         return self.revoked_at is None
+
+
+class Draft(models.Model):
+    """One user's unsaved edits of a scenario; Save turns it into a new revision."""
+
+    scenario = models.ForeignKey(Scenario, models.CASCADE, related_name="drafts")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="+")
+    base_revision = models.ForeignKey(Revision, models.CASCADE, related_name="+")
+    manifests = models.TextField()
+    config = models.TextField(blank=True, default="")
+    edits = models.JSONField(default=list, blank=True)  # the structured edits applied, in order
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["scenario", "author"], name="one_draft_per_author")]
+
+
+class Sweep(models.Model):
+    """A grid of variants of one revision, each simulated as its own Run."""
+
+    scenario = models.ForeignKey(Scenario, models.CASCADE, related_name="sweeps")
+    revision = models.ForeignKey(Revision, models.PROTECT, related_name="sweeps")
+    spec = models.JSONField(default=dict)  # the axes as the user asked for them
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+
+class PodUpdateAttempt(models.Model):
+    """A proposed update of one pod's scheduling directives (KEP-3838), allowed or not.
+
+    Rejected attempts change nothing but are kept with the apiserver's errors.
+    """
+
+    scenario = models.ForeignKey(Scenario, models.CASCADE, related_name="pod_updates")
+    pod_namespace = models.CharField(max_length=253)
+    pod_name = models.CharField(max_length=253)
+    base_revision = models.ForeignKey(Revision, models.PROTECT, related_name="+")
+    patch = models.JSONField(null=True, blank=True)  # the merge patch as sent, if one was
+    proposed = models.JSONField()  # the whole new Pod object
+    allowed = models.BooleanField()
+    errors = models.JSONField(default=list, blank=True)  # [{"field", "type", "detail"}]
+    explanation = models.JSONField(default=list, blank=True)  # term-by-term affinity changes
+    revision = models.ForeignKey(Revision, models.SET_NULL, null=True, blank=True, related_name="+")
+    run = models.ForeignKey(Run, models.SET_NULL, null=True, blank=True, related_name="+")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["scenario", "pod_namespace", "pod_name"])]

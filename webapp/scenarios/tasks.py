@@ -41,9 +41,9 @@ def enqueue(run_id):
 
 
 def compute(run):
-    revision = run.revision
+    manifests, config = run.scenario_text()
     try:
-        result = engine.simulate(revision.manifests, revision.config, seed=int(run.seed))
+        result = engine.simulate(manifests, config, seed=int(run.seed))
     except engine.ScenarioInvalid as e:
         return Run.Status.FAILED, None, str(e)
     except SoftTimeLimitExceeded:
