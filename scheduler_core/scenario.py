@@ -211,6 +211,9 @@ class _Builder:
         fields["nominated_node_name"] = d.str(status.get("nominatedNodeName"),
                                               "status.nominatedNodeName")
         fields["phase"] = d.str(status.get("phase"), "status.phase") or "Pending"
+        if fields["node_name"] and fields["scheduling_gates"]:
+            raise d.fail("spec.nodeName", "Forbidden: cannot be set until all schedulingGates "
+                         "have been cleared")
         self.raw_pods.append((self.order, d, _raw_pod(name, ns, fields)))
 
     def _service(self, d: Decoder, doc: dict, name: str, ns: str) -> None:

@@ -321,6 +321,9 @@ BAD = [
     ("bad timestamp", "apiVersion: v1\nkind: Pod\nmetadata: {name: p, creationTimestamp: "
      "yesterday}", "scenario.yaml: Pod default/p: metadata.creationTimestamp: 'yesterday' is not "
      "an RFC3339 timestamp"),
+    ("bound pod with scheduling gates", pod_yaml(spec="nodeName: n, schedulingGates: [{name: g}]"),
+     "scenario.yaml: Pod default/p: spec.nodeName: Forbidden: cannot be set until all "
+     "schedulingGates have been cleared"),
     ("alias bomb", "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n"
         for i in range(7)), "scenario.yaml: invalid YAML: document contains excessive aliasing"),
