@@ -12,6 +12,7 @@ import random
 
 from .framework.cycle_state import CycleState
 from .framework.fit_error import FitError
+from .framework.interface import NominatingInfo
 from .framework.runtime import Framework, HandleData, Nominator
 from .framework.snapshot import Snapshot
 from .framework.types import NodeInfo, QueuedPodInfo, new_pod_info
@@ -122,7 +123,8 @@ class Simulation:
         except FitError as fe:
             self._fit_failure(fwk, state, qpi, pod, fe, cyc)
         except SchedulingError as se:
-            self._failure(qpi, pod, se.status.message(), set(), cyc)
+            # schedulingCycle: errors clear the nomination (clearNominatedNode)
+            self._failure(qpi, pod, se.status.message(), set(), cyc, NominatingInfo("", "Override"))
         else:
             self._bind(fwk, state, qpi, pod, result.suggested_host, cyc)
         cyc.update(trace.cycle_json(record, self.detail))

@@ -156,3 +156,11 @@ def test_a_pod_scheduled_during_the_run_and_then_preempted_is_marked() -> None:
         {"pod": "default/db", "outcome": "Scheduled", "node": "n1"},
         {"pod": "default/first", "outcome": "Scheduled", "node": "n1", "evicted": True}]
     assert r["evicted"] == ["default/first"]
+
+
+def test_no_nodes_is_an_error_that_clears_the_nomination() -> None:
+    nominated = pod("p") + "status: {nominatedNodeName: gone}\n"
+    r = simulate(load_scenario(nominated))
+    assert r["pods"] == [{"pod": "default/p", "outcome": "Unschedulable", "node": None,
+                          "nominatedNode": None,
+                          "message": "no nodes available to schedule pods"}]
