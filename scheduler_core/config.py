@@ -69,6 +69,8 @@ class SchedulerConfiguration:
 
     profiles: dict[str, Profile]
     percentage_of_nodes_to_score: int | None = None
+    pod_initial_backoff_seconds: int = 1  # v1 default 1
+    pod_max_backoff_seconds: int = 10  # v1 default 10
 
 
 def default_configuration() -> SchedulerConfiguration:
@@ -95,7 +97,21 @@ def parse_configuration(doc: dict, file: str) -> tuple[SchedulerConfiguration, l
                          f"Duplicate value: \"{prof.scheduler_name}\"")
         profiles[prof.scheduler_name] = prof
     _check_same_queue_sort(d, list(profiles.values()))
-    return SchedulerConfiguration(profiles, pct), warnings
+    initial, maximum = _backoff(d, doc)
+    return SchedulerConfiguration(profiles, pct, initial, maximum), warnings
+
+
+def _backoff(d: Decoder, doc: dict) -> tuple[int, int]:
+    """podInitialBackoffSeconds / podMaxBackoffSeconds, checked as validation.go does."""
+    initial = d.int(doc.get("podInitialBackoffSeconds"), "podInitialBackoffSeconds", 1)
+    maximum = d.int(doc.get("podMaxBackoffSeconds"), "podMaxBackoffSeconds", 10)
+    if initial <= 0:
+        raise d.fail("podInitialBackoffSeconds", f"Invalid value: {initial}: must be greater "
+                     "than 0")
+    if maximum < initial:
+        raise d.fail("podMaxBackoffSeconds", f"Invalid value: {maximum}: must be greater than "
+                     "or equal to PodInitialBackoffSeconds")
+    return initial, maximum
 
 
 def _percentage(d: Decoder, v: Any, path: str) -> int | None:

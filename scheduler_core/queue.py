@@ -32,15 +32,16 @@ POD_INITIAL_BACKOFF = 1
 POD_MAX_BACKOFF = 10
 
 
-def backoff_duration(attempts: int) -> int:
-    """backoffQueue.calculateBackoffDuration in seconds: 0 before any attempt, then 1, 2,
-    4, 8, capped at 10."""
+def backoff_duration(attempts: int, initial: int = POD_INITIAL_BACKOFF,
+                     maximum: int = POD_MAX_BACKOFF) -> int:
+    """backoffQueue.calculateBackoffDuration in seconds: 0 before any attempt, then
+    initial, doubling per attempt, capped at maximum (1, 2, 4, 8, 10 by default)."""
     if attempts <= 0:
         return 0
-    duration = POD_INITIAL_BACKOFF
+    duration = initial
     for _ in range(1, attempts):
-        if duration > POD_MAX_BACKOFF - duration:
-            return POD_MAX_BACKOFF
+        if duration > maximum - duration:
+            return maximum
         duration += duration
     return duration
 
@@ -48,7 +49,10 @@ def backoff_duration(attempts: int) -> int:
 class SchedulingQueue:
     """activeQ, backoffQ and the unschedulable pool."""
 
-    def __init__(self, less: Callable[[QueuedPodInfo, QueuedPodInfo], bool]) -> None:
+    def __init__(self, less: Callable[[QueuedPodInfo, QueuedPodInfo], bool],
+                 initial_backoff: int = POD_INITIAL_BACKOFF,
+                 max_backoff: int = POD_MAX_BACKOFF) -> None:
+        self._backoff_bounds = (initial_backoff, max_backoff)
         def cmp(a: QueuedPodInfo, b: QueuedPodInfo) -> int:
             """QueueSort less as a three-way comparison; file order breaks full ties."""
             if less(a, b):
@@ -86,7 +90,7 @@ class SchedulingQueue:
         self.unschedulable[qpi.pod.key] = qpi
 
     def _to_backoff(self, qpi: QueuedPodInfo) -> None:
-        key = (backoff_duration(qpi.attempts), -qpi.pod.priority,
+        key = (backoff_duration(qpi.attempts, *self._backoff_bounds), -qpi.pod.priority,
                self._failed_at.get(qpi.pod.key, 0), qpi.pod.file_index)
         heapq.heappush(self._backoff, (*key, qpi))
 

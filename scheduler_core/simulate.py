@@ -61,7 +61,9 @@ class Simulation:
         self.scheduler = Scheduler(scenario.config.percentage_of_nodes_to_score, self.rng)
         self.node_infos = build_node_infos(scenario)
         first = next(iter(self.frameworks.values()))
-        self.queue = SchedulingQueue(first.queue_sort_less)
+        cfg = scenario.config
+        self.queue = SchedulingQueue(first.queue_sort_less, cfg.pod_initial_backoff_seconds,
+                                     cfg.pod_max_backoff_seconds)
         self.pending: dict[str, Pod] = {}  # key -> current value (nominations change it)
         self.results: dict[str, dict] = {}  # key -> pods[] entry, first-attempt order
         self.gated: list[Pod] = []

@@ -207,3 +207,13 @@ def test_added_affinity_that_does_not_compile_is_rejected() -> None:
     assert str(e.value).startswith(
         "config.yaml: KubeSchedulerConfiguration: profiles[0].pluginConfig[0].args.addedAffinity."
         "requiredDuringSchedulingIgnoredDuringExecution: Invalid value: ")
+
+
+def test_backoff_seconds_are_parsed_and_checked() -> None:
+    cfg, _ = parse("podInitialBackoffSeconds: 2\npodMaxBackoffSeconds: 5\n")
+    assert (cfg.pod_initial_backoff_seconds, cfg.pod_max_backoff_seconds) == (2, 5)
+    with pytest.raises(ScenarioError) as e:
+        parse("podInitialBackoffSeconds: 4\npodMaxBackoffSeconds: 3\n")
+    assert str(e.value) == ("config.yaml: KubeSchedulerConfiguration: podMaxBackoffSeconds: "
+                            "Invalid value: 3: must be greater than or equal to "
+                            "PodInitialBackoffSeconds")
