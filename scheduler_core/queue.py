@@ -8,7 +8,8 @@ backoff_queue.go, unschedulable_pods.go) in which scheduling cycles take no time
   creationTimestamp, then file order);
 - a pod that fails goes to the unschedulable pool with the plugins that rejected it;
 - a cluster event moves pooled pods out (a delete moves all; a bind moves those whose
-  rejecting plugins have an AssignedPodAdd queueing hint, or that recorded none). Their
+  rejecting plugins' AssignedPodAdd queueing hints say Queue, see
+  ``queueing_hints.py``, or that recorded none). Their
   backoff (1s doubling to 10s per attempt) has not run out, since no time passes, so
   they go to backoffQ, not activeQ;
 - Pop takes from activeQ, and from backoffQ only when activeQ is empty
@@ -22,7 +23,9 @@ import heapq
 from typing import Callable
 
 from .framework.types import QueuedPodInfo
+from .k8s.types import Pod
 from .plugins import names
+from .queueing_hints import worth_retrying_after_bind
 
 # Plugins whose queueing hints react to an assigned pod being added (v1.34
 # EventsToRegister: PodTopologySpread, InterPodAffinity).
@@ -102,10 +105,18 @@ class SchedulingQueue:
             self._to_backoff(qpi)
         return len(moved)
 
-    def move_after_assigned_pod_add(self) -> int:
-        """Move pods whose rejectors react to AssignedPodAdd (or that have none recorded)."""
-        moved = [k for k, q in self.unschedulable.items()
-                 if not q.unschedulable_plugins or q.unschedulable_plugins & ASSIGNED_POD_ADD_PLUGINS]
+    def move_after_assigned_pod_add(self, added: Pod | None = None) -> int:
+        """AssignedPodAdd: move pods whose rejectors' queueing hints say Queue for this
+        pod (or that recorded no rejector). Without a pod, any such rejector queues."""
+        moved = []
+        for k, q in self.unschedulable.items():
+            if added is None:
+                ok = not q.unschedulable_plugins or bool(
+                    q.unschedulable_plugins & ASSIGNED_POD_ADD_PLUGINS)
+            else:
+                ok = worth_retrying_after_bind(q.pod, q.unschedulable_plugins, added)
+            if ok:
+                moved.append(k)
         for k in moved:
             self._to_backoff(self.unschedulable.pop(k))
         return len(moved)

@@ -160,7 +160,7 @@ class Simulation:
         self._event("Normal", "Scheduled", pod,
                     f"Successfully assigned {pod.key} to {host}", host)
         cyc.update(result=SCHEDULED, node=host, message=None)
-        self.queue.move_after_assigned_pod_add()
+        self.queue.move_after_assigned_pod_add(bound)
 
     def _fit_failure(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, pod: Pod,
                      fe: FitError, cyc: dict) -> None:

@@ -1,0 +1,41 @@
+"""AssignedPodAdd queueing hints of PodTopologySpread and InterPodAffinity."""
+import pytest
+
+from scheduler_core.queueing_hints import (inter_pod_affinity_hint, spread_hint,
+                                           worth_retrying_after_bind)
+from tests.core.wrappers import make_pod, selector
+
+SPREAD = make_pod("p").label("app", "web").spread(1, "zone", "DoNotSchedule", {"app": "web"}).obj()
+AFFINITY = make_pod("p").pod_affinity("zone", selector({"app": "db"})).obj()
+
+CASES = [
+    ("spread: a matching pod in the namespace queues", spread_hint, SPREAD,
+     make_pod("q").label("app", "web").obj(), True),
+    ("spread: a pod with other labels is skipped", spread_hint, SPREAD,
+     make_pod("q").label("app", "db").obj(), False),
+    ("spread: a matching pod in another namespace is skipped", spread_hint, SPREAD,
+     make_pod("q", "other").label("app", "web").obj(), False),
+    ("spread: default constraints always queue", spread_hint, make_pod("p").obj(),
+     make_pod("q").obj(), True),
+    ("affinity: a pod matching a required term queues", inter_pod_affinity_hint, AFFINITY,
+     make_pod("q").label("app", "db").obj(), True),
+    ("affinity: a pod matching no term is skipped", inter_pod_affinity_hint, AFFINITY,
+     make_pod("q").label("app", "web").obj(), False),
+    ("affinity: no pod affinity (rejected by anti-affinity) is skipped",
+     inter_pod_affinity_hint, make_pod("p").pod_anti_affinity("zone", selector({"a": "b"})).obj(),
+     make_pod("q").obj(), False),
+]
+
+
+@pytest.mark.parametrize("hint,pending,added,want", [c[1:] for c in CASES],
+                         ids=[c[0] for c in CASES])
+def test_hint(hint, pending, added, want) -> None:
+    assert hint(pending, added) is want
+
+
+def test_retry_when_any_rejector_queues_or_none_recorded() -> None:
+    other = make_pod("q").label("app", "db").obj()
+    assert worth_retrying_after_bind(SPREAD, {"PodTopologySpread", "NodeResourcesFit"},
+                                     other) is False
+    assert worth_retrying_after_bind(AFFINITY, {"InterPodAffinity"}, other) is True
+    assert worth_retrying_after_bind(SPREAD, set(), other) is True
