@@ -7,9 +7,8 @@ backoff_queue.go, unschedulable_pods.go) in which scheduling cycles take no time
 - activeQ is ordered by the profile's QueueSort plugin (PrioritySort: priority, then
   creationTimestamp, then file order);
 - a pod that fails goes to the unschedulable pool with the plugins that rejected it;
-- a cluster event moves pooled pods out (a delete moves all; a bind moves those whose
-  rejecting plugins' AssignedPodAdd queueing hints say Queue, see
-  ``queueing_hints.py``, or that recorded none). Their
+- a cluster event moves pooled pods out: those whose rejecting plugins' queueing hints
+  say Queue for it (``queueing_hints.py``), or that recorded no rejector. Their
   backoff (1s doubling to 10s per attempt) has not run out, since no time passes, so
   they go to backoffQ, not activeQ;
 - Pop takes from activeQ, and from backoffQ only when activeQ is empty
@@ -25,7 +24,7 @@ from typing import Callable
 from .framework.types import QueuedPodInfo
 from .k8s.types import Pod
 from .plugins import names
-from .queueing_hints import worth_retrying_after_bind
+from .queueing_hints import worth_retrying_after_bind, worth_retrying_after_delete
 
 # Plugins whose queueing hints react to an assigned pod being added (v1.34
 # EventsToRegister: PodTopologySpread, InterPodAffinity).
@@ -97,12 +96,14 @@ class SchedulingQueue:
                self._failed_at.get(qpi.pod.key, 0), qpi.pod.file_index)
         heapq.heappush(self._backoff, (*key, qpi))
 
-    def move_all_to_active(self) -> int:
-        """MoveAllToActiveOrBackoffQueue for an event every pod cares about (a delete)."""
-        moved = list(self.unschedulable.values())
-        self.unschedulable.clear()
-        for qpi in moved:
-            self._to_backoff(qpi)
+    def move_all_to_active(self, deleted: Pod | None = None) -> int:
+        """MoveAllToActiveOrBackoffQueue for an AssignedPodDelete: every pooled pod, or,
+        given the deleted pod, those whose rejectors' hints say Queue."""
+        moved = [k for k, q in self.unschedulable.items()
+                 if deleted is None
+                 or worth_retrying_after_delete(q.pod, q.unschedulable_plugins, deleted)]
+        for k in moved:
+            self._to_backoff(self.unschedulable.pop(k))
         return len(moved)
 
     def move_after_assigned_pod_add(self, added: Pod | None = None) -> int:

@@ -1,4 +1,4 @@
-"""Queueing hints for an assigned pod being added (a bind).
+"""Queueing hints for an assigned pod being added (a bind) or deleted (an eviction).
 
 Mirrors kube-scheduler v1.34's ``isSchedulableAfterPodChange`` of
 ``plugins/podtopologyspread/plugin.go`` and ``plugins/interpodaffinity/plugin.go`` for the
@@ -49,3 +49,27 @@ def worth_retrying_after_bind(pending: Pod, rejectors: set[str], added: Pod) -> 
         return True
     return any(ASSIGNED_POD_ADD_HINTS[p](pending, added)
                for p in rejectors if p in ASSIGNED_POD_ADD_HINTS)
+
+
+# Plugins that register only Node events (v1.34 EventsToRegister): deleting a pod never
+# changes their verdict.
+NODE_ONLY_PLUGINS = frozenset({names.NODE_AFFINITY, names.TAINT_TOLERATION,
+                               names.NODE_UNSCHEDULABLE, names.NODE_NAME})
+
+
+def _has_host_ports(pod: Pod) -> bool:
+    return any(p.host_port > 0 for c in pod.containers for p in c.ports)
+
+
+def worth_retrying_after_delete(pending: Pod, rejectors: set[str], deleted: Pod) -> bool:
+    """Whether deleting ``deleted`` moves ``pending`` out of the pool: any rejector that
+    can react to an AssignedPodDelete (NodePorts only when the pod held host ports)."""
+    if not rejectors:
+        return True
+    for p in rejectors:
+        if p in NODE_ONLY_PLUGINS:
+            continue
+        if p == names.NODE_PORTS and not _has_host_ports(deleted):
+            continue
+        return True
+    return False

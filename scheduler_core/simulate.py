@@ -207,20 +207,21 @@ class Simulation:
                 self.results[pod.key]["nominatedNode"] = None
 
     def _apply_evictions(self) -> None:
-        """The victims' DELETEs land after the preemptor's cycle; every pooled pod moves."""
+        """The victims' DELETEs land after the preemptor's cycle; each moves the pooled
+        pods it may help (the preemptor among them)."""
         if not self._evictions:
             return
         for victim, preemptor, node in self._evictions:
             ni = self.node_infos.get(node)
             if ni is None or not ni.remove_pod(victim):
                 continue
+            self.queue.move_all_to_active(victim)
             self.evicted.append(victim.key)
             if victim.key in self.results:  # pending at the start, scheduled, then preempted
                 self.results[victim.key]["evicted"] = True
             self._event("Normal", "Preempted", victim,
                         f"Preempted by pod {preemptor.uid or preemptor.key} on node {node}", node)
         self._evictions.clear()
-        self.queue.move_all_to_active()
 
     def _event(self, type_: str, reason: str, pod: Pod, message: str, node: str | None = None
                ) -> None:

@@ -2,6 +2,7 @@
 import pytest
 
 from scheduler_core.queueing_hints import (inter_pod_affinity_hint, spread_hint,
+                                           worth_retrying_after_delete,
                                            worth_retrying_after_bind)
 from tests.core.wrappers import make_pod, selector
 
@@ -39,3 +40,16 @@ def test_retry_when_any_rejector_queues_or_none_recorded() -> None:
                                      other) is False
     assert worth_retrying_after_bind(AFFINITY, {"InterPodAffinity"}, other) is True
     assert worth_retrying_after_bind(SPREAD, set(), other) is True
+
+
+@pytest.mark.parametrize("rejectors,deleted,want", [
+    ({"NodeAffinity", "TaintToleration"}, make_pod("v").obj(), False),
+    ({"NodeAffinity", "NodeResourcesFit"}, make_pod("v").obj(), True),
+    ({"NodePorts"}, make_pod("v").obj(), False),
+    ({"NodePorts"}, make_pod("v").host_port(80).obj(), True),
+    (set(), make_pod("v").obj(), True),
+], ids=["node-only rejectors ignore pod deletions", "resources can be freed",
+        "NodePorts ignores pods without host ports", "NodePorts reacts to freed host ports",
+        "an error is retried on any event"])
+def test_retry_after_delete(rejectors, deleted, want) -> None:
+    assert worth_retrying_after_delete(make_pod("p").obj(), rejectors, deleted) is want
