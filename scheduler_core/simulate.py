@@ -67,6 +67,7 @@ class Simulation:
         self.pending: dict[str, Pod] = {}  # key -> current value (nominations change it)
         self.results: dict[str, dict] = {}  # key -> pods[] entry, first-attempt order
         self.gated: list[Pod] = []
+        self.unhandled: list[Pod] = []  # pending pods no profile is responsible for
         self.evicted: list[str] = []
         self.events: list[dict] = []
         self.cycles: list[dict] = []
@@ -84,6 +85,7 @@ class Simulation:
             if fwk is None:
                 self.warnings.append(f"pod {pod.key}: schedulerName {pod.scheduler_name!r} "
                                      "matches no profile; kube-scheduler ignores it")
+                self.unhandled.append(pod)
                 continue
             self.pending[pod.key] = pod
             if not fwk.run_pre_enqueue_plugins(pod).is_success():
@@ -237,9 +239,19 @@ class Simulation:
         """The JSON-ready result: contract keys first, then events, cycles, nodes, warnings."""
         pods = list(self.results.values())
         pods += [{"pod": p.key, "outcome": GATED, "node": None} for p in self.gated]
+        # schedule_one.go frameworkForPod's error text
+        pods += [{"pod": p.key, "outcome": UNSCHEDULABLE, "node": None,
+                  "nominatedNode": p.nominated_node_name or None,
+                  "message": f"profile not found for scheduler name {_go_quote(p.scheduler_name)}"}
+                 for p in self.unhandled]
         return {"pods": pods, "evicted": list(self.evicted), "events": self.events,
                 "cycles": self.cycles, "nodes": trace.nodes_json(self.node_infos.values()),
                 "warnings": self.warnings}
+
+
+def _go_quote(s: str) -> str:
+    """Go's %q for the plain strings scheduler names are."""
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def simulate(scenario, seed: int = 0, detail: bool = True) -> dict:

@@ -120,7 +120,10 @@ def test_terminating_pending_pod_is_skipped_and_unknown_scheduler_is_ignored() -
     r = simulate(load_scenario(node("n1") + terminating + other))
     assert r["pods"] == [{"pod": "default/t", "outcome": "Unschedulable", "node": None,
                           "nominatedNode": None,
-                          "message": "skip schedule deleting pod: default/t"}]
+                          "message": "skip schedule deleting pod: default/t"},
+                         {"pod": "default/o", "outcome": "Unschedulable", "node": None,
+                          "nominatedNode": None,
+                          "message": "profile not found for scheduler name \"my-scheduler\""}]
     assert r["warnings"] == ["pod default/o: schedulerName 'my-scheduler' matches no profile; "
                              "kube-scheduler ignores it"]
 
