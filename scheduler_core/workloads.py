@@ -55,6 +55,8 @@ def _owned(pod: t.Pod, w: t.Workload) -> bool:
 
 def _missing_pods(w: t.Workload, ts: float, pods: list[t.Pod]) -> list[t.Pod]:
     owned = [p for p in pods if _owned(p, w)]
+    if w.kind != "StatefulSet":  # controller.FilterActivePods: terminating pods don't count
+        owned = [p for p in owned if p.deletion_timestamp is None]
     missing = (w.replicas or 0) - len(owned)
     if w.template is None or missing <= 0:
         return []

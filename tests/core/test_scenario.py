@@ -413,3 +413,12 @@ def test_pod_level_requests_replace_the_containers_sum() -> None:
                                     "{requests: {cpu: 200m, memory: 1Gi, ephemeral-storage: 1Gi}}}]"
                                )).pods[0]
     assert dict(p.requests) == {"cpu": 1100, "memory": 2 * 2 ** 30, "ephemeral-storage": 2 ** 30}
+
+
+def test_terminating_pods_do_not_count_as_replicaset_replicas() -> None:
+    owned = pod_yaml("web-old").replace(
+        "metadata: {name: web-old}", "metadata: {name: web-old, labels: {app: web}, "
+        "deletionTimestamp: '2026-01-01T00:00:00Z', ownerReferences: "
+        "[{apiVersion: apps/v1, kind: ReplicaSet, name: web, uid: u}]}")
+    s = load_scenario(owned + "---" + RS.format(kind="ReplicaSet"))
+    assert len(s.pods) == 4  # the terminating pod plus three replacements
