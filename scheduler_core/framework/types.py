@@ -92,8 +92,25 @@ def new_affinity_term(pod: Pod, t: PodAffinityTerm) -> AffinityTerm:
     namespaces = frozenset(t.namespaces)
     if not namespaces and t.namespace_selector is None:
         namespaces = frozenset((pod.namespace,))
-    return AffinityTerm(namespaces, klabels.selector_from_label_selector(t.label_selector),
-                        t.topology_key, klabels.selector_from_label_selector(t.namespace_selector))
+    return AffinityTerm(namespaces, _term_selector(pod, t), t.topology_key,
+                        klabels.selector_from_label_selector(t.namespace_selector))
+
+
+def _term_selector(pod: Pod, t: PodAffinityTerm) -> klabels.Selector:
+    """The term's selector with matchLabelKeys (In) and mismatchLabelKeys (NotIn) merged.
+
+    The apiserver folds these keys into labelSelector when the pod is created (v1.34
+    pkg/registry/core/pod/strategy.go applyMatchLabelKeysAndMismatchLabelKeys): only when
+    labelSelector is set, and only for keys the pod carries. Folding again is harmless.
+    """
+    sel = klabels.selector_from_label_selector(t.label_selector)
+    if t.label_selector is None:
+        return sel
+    extra = [klabels.Requirement(k, klabels.IN, frozenset((pod.labels[k],)))
+             for k in t.match_label_keys if k in pod.labels]
+    extra += [klabels.Requirement(k, klabels.NOT_IN, frozenset((pod.labels[k],)))
+              for k in t.mismatch_label_keys if k in pod.labels]
+    return sel.add(*extra) if extra else sel
 
 
 @dataclass(slots=True)
