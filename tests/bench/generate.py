@@ -309,12 +309,16 @@ def _pod(g: _Gen, w: Workload, created: datetime, node_name: str = "",
             "labels": {"app": w.app, "pod-template-hash": w.template_hash},
             "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet",
                                  "name": f"{w.app}-{w.template_hash}",
-                                 "uid": str(uuid.uuid5(uuid.NAMESPACE_URL, f"{w.namespace}/{w.app}")),
+                                 "uid": _owner_uid(w),
                                  "controller": True, "blockOwnerDeletion": True}],
         },
         "spec": spec,
         "status": status,
     }
+
+
+def _owner_uid(w: Workload) -> str:
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"{w.namespace}/{w.app}-{w.template_hash}"))
 
 
 def generate(size: Size | str, seed: int = 0, pending_limit: int | None = None) -> Cluster:

@@ -14,7 +14,8 @@ the floor uses. Each subprocess has a time budget (``--budget-seconds``); past i
 reported as timed out, and a probe (the same nodes and bound pods with only the first
 ``--probe-pods`` pending pods) gives an estimated pods/s.
 
-Exit code 0 when every run finished, 1 when some run failed or timed out.
+Exit code 1 when the engine is missing or raised an error; a run over its time budget or the
+memory limit is a result, reported as such (exit 1 only with ``--strict``).
 """
 from __future__ import annotations
 
@@ -127,7 +128,8 @@ def worker(args: argparse.Namespace) -> int:
     outcomes = collections.Counter(str(p.get("outcome")) for p in pods)
     extra = {k: len(result[k]) for k in ("evicted", "cycles", "events")
              if isinstance(result, dict) and isinstance(result.get(k), list)}
-    record("simulate", seconds=seconds, cpu_seconds=cpu_seconds, pods=len(pods), outcomes=dict(outcomes), **extra)
+    record("simulate", seconds=seconds, cpu_seconds=cpu_seconds, pods=len(pods),
+           outcomes=dict(outcomes), **extra)
 
     record("begin-serialize")
     try:
@@ -153,6 +155,21 @@ def _engine_status(engine: str) -> str:
     return "ready"
 
 
+def _proc_rss_mb(pid: int) -> tuple[float, float]:
+    """Current and peak RSS of a running process in MB (Linux /proc; zeros elsewhere)."""
+    rss = hwm = 0.0
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    rss = int(line.split()[1]) / 1024
+                elif line.startswith("VmHWM:"):
+                    hwm = int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return rss, hwm
+
+
 def _spawn(args: argparse.Namespace, path: Path, mode: str, probe_pod: str,
            budget: float) -> dict:
     """One worker subprocess; its phases, and ``timeout``/``error`` when it did not finish."""
@@ -165,14 +182,32 @@ def _spawn(args: argparse.Namespace, path: Path, mode: str, probe_pod: str,
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     run: dict = {"mode": mode, "phases": {}}
     start = time.perf_counter()
-    try:
-        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
-                              timeout=budget)
-        if proc.returncode != 0:
-            run["exit_code"] = proc.returncode
-            run["stderr"] = proc.stderr[-2000:]
-    except subprocess.TimeoutExpired:
-        run["timeout"] = budget
+    stderr = open(path.parent / f"{results.stem}.stderr", "w+", encoding="utf-8")
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+    hwm = 0.0
+    while True:  # watch the budget and the memory; a young engine may need a lot of both
+        try:
+            proc.wait(timeout=0.5)
+            break
+        except subprocess.TimeoutExpired:
+            pass
+        rss, peak_now = _proc_rss_mb(proc.pid)
+        hwm = max(hwm, peak_now)
+        if time.perf_counter() - start > budget:
+            run["timeout"] = budget
+        elif rss > args.memory_limit_mb:
+            run["memory_limit"] = args.memory_limit_mb
+        else:
+            continue
+        proc.kill()
+        proc.wait()
+        break
+    if proc.returncode != 0 and "timeout" not in run and "memory_limit" not in run:
+        run["exit_code"] = proc.returncode
+        stderr.seek(0)
+        run["stderr"] = stderr.read()[-2000:]
+    stderr.close()
+    Path(stderr.name).unlink()
     run["wall_seconds"] = time.perf_counter() - start
     last_begin = None
     peak = 0.0
@@ -188,8 +223,8 @@ def _spawn(args: argparse.Namespace, path: Path, mode: str, probe_pod: str,
                 if "error" in entry:
                     run.setdefault("errors", []).append(f"{phase}: {entry['error']}")
         results.unlink()
-    run["peak_rss_mb"] = peak
-    if "timeout" in run:
+    run["peak_rss_mb"] = max(peak, hwm)
+    if "timeout" in run or "memory_limit" in run:
         run["timed_out_in"] = last_begin
     return run
 
@@ -276,6 +311,9 @@ def _run_text(run: dict) -> str:
         parts.append(f"simulate {run['pods_per_second']:,.0f} pods/s")
     if "timeout" in run:
         parts.append(f"timed out after {run['timeout']:.0f} s in {run.get('timed_out_in')}")
+    if "memory_limit" in run:
+        parts.append(f"stopped at the {run['memory_limit']:,.0f} MB memory limit in "
+                     f"{run.get('timed_out_in')} after {run['wall_seconds']:.0f} s")
     parts += run.get("errors", [])
     if "exit_code" in run and not run.get("errors"):
         parts.append(f"exit {run['exit_code']}: {run.get('stderr', '').strip()[-300:]}")
@@ -296,12 +334,30 @@ def _fmt(value, spec: str = ",.0f", suffix: str = "") -> str:
     return f"{value:{spec}}{suffix}"
 
 
+def _targets(report: dict) -> list[str]:
+    """Issue 8's targets for 5,000 nodes / 10,000 pending, results collected."""
+    row = next((r for r in report["sizes"] if r["size"] == "5000"), None)
+    if row is None or not row["runs"]:
+        return []
+    det = row["runs"].get("detail") or next(iter(row["runs"].values()))
+    rate = det.get("pods_per_second") or row.get("probe", {}).get("pods_per_second")
+    over = bool({"timeout", "memory_limit"} & det.keys())
+    load = det["phases"].get("load", {}).get("seconds")
+    lines = [f"target 5000 simulate >= 2,000 pods/s: "
+             f"{'~' if over and rate else ''}{_fmt(rate)} pods/s ({det['mode']})",
+             f"target 5000 peak memory < 1,500 MB: {'>' if over else ''}"
+             f"{_fmt(det['peak_rss_mb'])} MB ({det['mode']})",
+             f"target 5000 load (27 MB YAML) in seconds: {_fmt(load, '.1f')} s"]
+    return lines
+
+
 def _pods_per_second(run: dict, row: dict) -> str:
     """Measured pods/s; after a timeout, ``~N`` estimated by the probe run."""
     if run.get("pods_per_second"):
         return _fmt(run["pods_per_second"])
     probe = row.get("probe", {})
-    if "timeout" in run and probe.get("pods_per_second") and probe.get("mode") == run["mode"]:
+    if ({"timeout", "memory_limit"} & run.keys() and probe.get("pods_per_second")
+            and probe.get("mode") == run["mode"]):
         return "~" + _fmt(probe["pods_per_second"])
     return "-"
 
@@ -331,19 +387,20 @@ def render(report: dict) -> str:
             _fmt(scr["median"] * 1e3 if "median" in scr else None, ".1f"),
             _fmt(sim.get("seconds"), ".2f"), _fmt(sim.get("cpu_seconds"), ".2f"),
             _pods_per_second(det, row), _pods_per_second(fast, row),
-            (">" if any("timeout" in r for r in row["runs"].values()) else "") + _fmt(peak),
+            (">" if any({"timeout", "memory_limit"} & r.keys() for r in row["runs"].values())
+             else "") + _fmt(peak),
             _fmt(det.get("us_per_pod_per_1000_nodes"), ".1f"),
             _fmt(row["floor"]["pods_per_second"]),
             _fmt(det.get("floor_ratio"), ".3f", "x")))
         for mode, run in row["runs"].items():
-            if "timeout" in run or run.get("errors") or "exit_code" in run:
+            if {"timeout", "memory_limit", "exit_code"} & run.keys() or run.get("errors"):
                 notes.append(f"{row['size']} {mode}: {_run_text(run)}")
             sim_m = run["phases"].get("simulate", {})
             if sim_m.get("outcomes"):
                 counts = ", ".join(f"{sim_m[k]} {k}" for k in ("evicted", "cycles", "events")
                                    if k in sim_m)
-                notes.append(f"{row['size']} {mode}: outcomes {sim_m['outcomes']}"
-                             f" ({sim_m.get('pods')} pod records; {counts})")
+                counts = "; ".join(filter(None, [f"{sim_m.get('pods')} pod records", counts]))
+                notes.append(f"{row['size']} {mode}: outcomes {sim_m['outcomes']} ({counts})")
             ser = run["phases"].get("serialize", {})
             if "bytes" in ser and mode == "detail":
                 notes.append(f"{row['size']} {mode}: result as JSON {ser['bytes'] / 1e6:.1f} MB"
@@ -360,6 +417,7 @@ def render(report: dict) -> str:
         notes.append(f"{row['size']}: floor placed {f['scheduled']}/{f['attempted']} "
                      f"(no preemption; {row['preemptors']} pods need it), "
                      f"{row['gated']} gated")
+    notes += _targets(report)
     widths = [max(len(str(r[i])) for r in table) for i in range(len(header))]
     for r in table:
         lines.append("  ".join(str(c).rjust(w) for c, w in zip(r, widths)))
@@ -393,10 +451,14 @@ def main(argv: list[str] | None = None) -> int:
                    help="detail mode only, one floor pass, budget capped at 120 s")
     p.add_argument("--budget-seconds", type=float, default=300.0,
                    help="time limit of each engine subprocess (default 300)")
+    p.add_argument("--memory-limit-mb", type=float, default=6144.0,
+                   help="stop an engine subprocess whose RSS passes this (default 6144)")
     p.add_argument("--modes", default="detail,fast",
                    help="detail (results collected) and/or fast (detail=False)")
     p.add_argument("--probe-pods", type=int, default=200,
                    help="pending pods in the probe run after a timeout (0: no probe)")
+    p.add_argument("--strict", action="store_true",
+                   help="exit 1 when a run overran its time or memory budget, too")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     p.add_argument("--workdir", help="where the scenario files go (default: a temp dir)")
@@ -448,9 +510,12 @@ def main(argv: list[str] | None = None) -> int:
     print(render(report))
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    complete = engine == "ready" and all(
-        "timeout" not in r and not r.get("errors") and "exit_code" not in r
+    failed = engine != "ready" or any(
+        "exit_code" in r or r.get("errors")
         for row in report["sizes"] for r in row["runs"].values())
+    over = any({"timeout", "memory_limit"} & r.keys()
+               for row in report["sizes"] for r in row["runs"].values())
+    complete = not failed and not (over and args.strict)
     return 0 if complete else 1
 
 
