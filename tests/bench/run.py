@@ -14,6 +14,9 @@ the floor uses. Each subprocess has a time budget (``--budget-seconds``); past i
 reported as timed out, and a probe (the same nodes and bound pods with only the first
 ``--probe-pods`` pending pods) gives an estimated pods/s.
 
+``make bench`` runs ``python3 -m tests.bench.run --json bench.json``; ``--quick`` (sizes small
+and 500, detail mode only) takes about a minute.
+
 Exit code 1 when the engine is missing or raised an error; a run over its time budget or the
 memory limit is a result, reported as such (exit 1 only with ``--strict``).
 """
@@ -266,11 +269,13 @@ def bench_size(args: argparse.Namespace, size_name: str, workdir: Path,
         _summarise_run(run, row)
         row["runs"][mode] = run
         _progress(f"{size.name}: {mode}: {_run_text(run)}")
-        if run.get("timed_out_in") == "simulate" and args.probe_pods > 0 and "probe" not in row:
-            row["probe"] = _probe(args, size, workdir, mode)
-            _progress(f"{size.name}: probe: {_run_text(row['probe'])}")
+        if run.get("timed_out_in") == "simulate" and args.probe_pods > 0:
+            probe = row.setdefault("probes", {})[mode] = _probe(args, size, workdir, mode)
+            _progress(f"{size.name}: {mode} probe: {_run_text(probe)}")
     if not args.keep:
         path.unlink()
+        for probe_file in workdir.glob(f"bench-{size.name}-seed{args.seed}-probe*.yaml"):
+            probe_file.unlink()
     return row
 
 
@@ -279,15 +284,14 @@ def _probe(args: argparse.Namespace, size, workdir: Path, mode: str) -> dict:
 
     cluster = generate(size, args.seed, pending_limit=args.probe_pods)
     path = workdir / f"bench-{size.name}-seed{args.seed}-probe{args.probe_pods}.yaml"
-    path.write_text(to_yaml(cluster.objects), encoding="utf-8")
+    if not path.exists():
+        path.write_text(to_yaml(cluster.objects), encoding="utf-8")
     run = _spawn(args, path, mode, "", args.budget_seconds)
     run["probe_pending"] = cluster.pending
     run["attempted"] = cluster.pending - cluster.gated
     sim = run["phases"].get("simulate")
     if sim and "seconds" in sim:
         run["pods_per_second"] = run["attempted"] / sim["seconds"] if sim["seconds"] else None
-    if not args.keep:
-        path.unlink()
     return run
 
 
@@ -340,7 +344,8 @@ def _targets(report: dict) -> list[str]:
     if row is None or not row["runs"]:
         return []
     det = row["runs"].get("detail") or next(iter(row["runs"].values()))
-    rate = det.get("pods_per_second") or row.get("probe", {}).get("pods_per_second")
+    rate = (det.get("pods_per_second")
+            or row.get("probes", {}).get(det["mode"], {}).get("pods_per_second"))
     over = bool({"timeout", "memory_limit"} & det.keys())
     load = det["phases"].get("load", {}).get("seconds")
     lines = [f"target 5000 simulate >= 2,000 pods/s: "
@@ -355,9 +360,8 @@ def _pods_per_second(run: dict, row: dict) -> str:
     """Measured pods/s; after a timeout, ``~N`` estimated by the probe run."""
     if run.get("pods_per_second"):
         return _fmt(run["pods_per_second"])
-    probe = row.get("probe", {})
-    if ({"timeout", "memory_limit"} & run.keys() and probe.get("pods_per_second")
-            and probe.get("mode") == run["mode"]):
+    probe = row.get("probes", {}).get(run.get("mode"), {})
+    if {"timeout", "memory_limit"} & run.keys() and probe.get("pods_per_second"):
         return "~" + _fmt(probe["pods_per_second"])
     return "-"
 
@@ -405,12 +409,11 @@ def render(report: dict) -> str:
             if "bytes" in ser and mode == "detail":
                 notes.append(f"{row['size']} {mode}: result as JSON {ser['bytes'] / 1e6:.1f} MB"
                              f" in {ser['seconds']:.2f} s")
-        if "probe" in row:
-            pr = row["probe"]
+        for mode, pr in row.get("probes", {}).items():
             est = pr.get("pods_per_second")
             total = row["attempted"] / est if est else None
             notes.append(
-                f"{row['size']}: probe with the first {pr['probe_pending']} pending pods: "
+                f"{row['size']} {mode}: probe with the first {pr['probe_pending']} pending pods: "
                 + (f"{est:,.1f} pods/s, so about {total:,.0f} s for all {row['attempted']}"
                    if est else _run_text(pr)))
         f = row["floor"]
