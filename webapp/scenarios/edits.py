@@ -1,0 +1,431 @@
+"""Quick structured edits of a scenario's manifests.
+
+Every edit is a pure function: manifests text in (a `kind: List` or a
+multi-document YAML stream), new text out, in the same shape. `apply_edit`
+runs one edit described by a dict (``{"op": "set_max_skew", ...}``) and loads
+the result through the engine, so an edit never yields a scenario the engine
+refuses. Bad targets raise EditError naming the object and field.
+
+Comments in the YAML are not kept (the text is re-serialised).
+"""
+
+import copy
+
+import yaml
+
+from . import engine
+
+WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
+ZONE_KEY = "topology.kubernetes.io/zone"
+HOSTNAME_KEY = "kubernetes.io/hostname"
+MAX_EDITS = 200
+
+
+class EditError(engine.ScenarioInvalid):
+    """An edit that cannot apply (unknown workload, node, bad value)."""
+
+
+# --- parsing -----------------------------------------------------------------------------
+
+def parse(text):
+    """(objects, shape): the objects of a List or of a multi-document stream."""
+    try:
+        docs = [d for d in yaml.safe_load_all(text or "") if d is not None]
+    except yaml.YAMLError as e:
+        raise EditError(f"scenario.yaml is not valid YAML: {e}") from e
+    if len(docs) == 1 and isinstance(docs[0], dict) and docs[0].get("kind") == "List":
+        return list(docs[0].get("items") or []), ("list", docs[0])
+    if not all(isinstance(d, dict) for d in docs):
+        raise EditError("scenario.yaml: every document must be a Kubernetes object")
+    return docs, ("multi", None)
+
+
+def dump(objects, shape):
+    kind, wrapper = shape
+    if kind == "list":
+        wrapper = dict(wrapper)
+        wrapper["items"] = objects
+        return yaml.safe_dump(wrapper, sort_keys=False, default_flow_style=False)
+    return yaml.safe_dump_all(objects, sort_keys=False, default_flow_style=False)
+
+
+def meta(obj):
+    return obj.setdefault("metadata", {})
+
+
+def ns_of(obj):
+    return meta(obj).get("namespace") or "default"
+
+
+def ref(obj):
+    m = obj.get("metadata") or {}
+    if obj.get("kind") == "Node":
+        return f"Node/{m.get('name')}"
+    return f"{obj.get('kind')}/{m.get('namespace') or 'default'}/{m.get('name')}"
+
+
+# --- finding things ------------------------------------------------------------------------
+
+def nodes(objects):
+    return [o for o in objects if o.get("kind") == "Node"]
+
+
+def pods(objects):
+    return [o for o in objects if o.get("kind") == "Pod"]
+
+
+def find_node(objects, name, field="node"):
+    for o in nodes(objects):
+        if meta(o).get("name") == name:
+            return o
+    raise EditError(f"Node/{name}: no such node", object=f"Node/{name}", field=field)
+
+
+def split_ref(text, default_kind="Pod"):
+    """'Kind/ns/name', 'Kind/name', 'ns/name' or 'name' → (kind, ns, name)."""
+    parts = [p for p in str(text or "").strip().split("/") if p]
+    if len(parts) == 3:
+        return parts[0], parts[1], parts[2]
+    if len(parts) == 2:
+        if parts[0] in WORKLOAD_KINDS or parts[0] == "Pod":
+            return parts[0], "default", parts[1]
+        return default_kind, parts[0], parts[1]
+    if len(parts) == 1:
+        return default_kind, "default", parts[0]
+    return default_kind, "default", ""
+
+
+def owned_by(obj, kind, name):
+    return any(r.get("kind") == kind and r.get("name") == name
+               for r in (meta(obj).get("ownerReferences") or []))
+
+
+def workload_targets(objects, workload, field="workload"):
+    """(controllers, pods) of a workload: 'Kind/ns/name' or a label group 'key=value'."""
+    workload = str(workload or "").strip()
+    if not workload:
+        raise EditError("no workload given", object="", field=field)
+    if "=" in workload and "/" not in workload.split("=", 1)[0]:
+        key, value = workload.split("=", 1)
+        group = [p for p in pods(objects) if (meta(p).get("labels") or {}).get(key) == value]
+        controllers = [o for o in objects if o.get("kind") in WORKLOAD_KINDS and
+                       ((o.get("spec", {}).get("template", {}).get("metadata") or {}).get("labels") or {}).get(key) == value]
+        if not group and not controllers:
+            raise EditError(f"no pod or workload has the label {key}={value}",
+                            object=f"pods {workload}", field=field)
+        return controllers, group
+    kind, ns, name = split_ref(workload, default_kind="ReplicaSet")
+    if kind == "Pod":
+        for p in pods(objects):
+            if meta(p).get("name") == name and ns_of(p) == ns:
+                return [], [p]
+        raise EditError(f"Pod/{ns}/{name}: no such pod", object=f"Pod/{ns}/{name}", field=field)
+    top = [o for o in objects if o.get("kind") == kind and meta(o).get("name") == name and ns_of(o) == ns]
+    if not top:
+        raise EditError(f"{kind}/{ns}/{name}: no such workload", object=f"{kind}/{ns}/{name}", field=field)
+    controllers = list(top)
+    if kind == "Deployment":
+        controllers += [o for o in objects if o.get("kind") == "ReplicaSet" and ns_of(o) == ns
+                        and owned_by(o, "Deployment", name)]
+    group = [p for p in pods(objects) if ns_of(p) == ns and any(
+        owned_by(p, c.get("kind"), meta(c).get("name")) for c in controllers)]
+    return controllers, group
+
+
+def pod_specs(objects, target, field="workload"):
+    controllers, group = workload_targets(objects, target, field)
+    specs = []
+    for c in controllers:
+        template = c.setdefault("spec", {}).setdefault("template", {})
+        specs.append((ref(c) + " spec.template", template.setdefault("spec", {}), template))
+    for p in group:
+        specs.append((ref(p), p.setdefault("spec", {}), p))
+    return specs
+
+
+# --- edits -------------------------------------------------------------------------------
+
+def _int(value, name, obj, minimum=None):
+    try:
+        n = int(value)
+        if str(value).strip() != str(n) and not isinstance(value, int):
+            raise ValueError
+    except (TypeError, ValueError):
+        raise EditError(f"{name} must be a whole number, got {value!r}", object=obj, field=name)
+    if minimum is not None and n < minimum:
+        raise EditError(f"{name} must be ≥ {minimum}, got {n}", object=obj, field=name)
+    return n
+
+
+def set_spread(objects, workload, index=0, maxSkew=None, minDomains=None, whenUnsatisfiable=None,
+               topologyKey=None):
+    """Set fields of topologySpreadConstraints[index] (index == count adds a constraint)."""
+    specs = pod_specs(objects, workload)
+    index = _int(index, "index", workload, 0)
+    for where, spec, holder in specs:
+        constraints = spec.setdefault("topologySpreadConstraints", [])
+        field = f"spec.topologySpreadConstraints[{index}]"
+        if index == len(constraints):
+            labels = (meta(holder).get("labels") or {})
+            labels = {k: v for k, v in labels.items() if k != "pod-template-hash"}
+            constraints.append({
+                "maxSkew": 1, "topologyKey": topologyKey or ZONE_KEY,
+                "whenUnsatisfiable": whenUnsatisfiable or "DoNotSchedule",
+                "labelSelector": {"matchLabels": labels},
+            })
+        elif index > len(constraints):
+            raise EditError(f"{where} has {len(constraints)} spread constraint(s); no index {index}",
+                            object=where, field=field)
+        c = constraints[index]
+        if maxSkew not in (None, ""):
+            c["maxSkew"] = _int(maxSkew, "maxSkew", where)
+        if minDomains not in (None, ""):
+            if str(minDomains).lower() in ("none", "unset", "-"):
+                c.pop("minDomains", None)
+            else:
+                c["minDomains"] = _int(minDomains, "minDomains", where)
+        if whenUnsatisfiable not in (None, ""):
+            c["whenUnsatisfiable"] = whenUnsatisfiable
+        if topologyKey not in (None, ""):
+            c["topologyKey"] = topologyKey
+    return objects
+
+
+def remove_spread(objects, workload, index=0):
+    index = _int(index, "index", workload, 0)
+    for where, spec, _ in pod_specs(objects, workload):
+        constraints = spec.get("topologySpreadConstraints") or []
+        if index >= len(constraints):
+            raise EditError(f"{where} has no spread constraint {index}", object=where,
+                            field=f"spec.topologySpreadConstraints[{index}]")
+        del constraints[index]
+    return objects
+
+
+def set_replicas(objects, workload, replicas):
+    controllers, group = workload_targets(objects, workload)
+    if not controllers:
+        raise EditError(f"{workload}: replicas need a ReplicaSet, StatefulSet, RC or Deployment",
+                        object=str(workload), field="replicas")
+    n = _int(replicas, "replicas", ref(controllers[0]), 0)
+    for c in controllers:
+        c.setdefault("spec", {})["replicas"] = n
+    # Fewer replicas: drop the surplus pods, pending ones first, newest first.
+    surplus = len(group) - n
+    if surplus > 0:
+        order = sorted(group, key=lambda p: (bool(p.get("spec", {}).get("nodeName")),
+                                             str(meta(p).get("creationTimestamp", ""))), reverse=False)
+        doomed = {id(p) for p in order[:surplus]}
+        objects[:] = [o for o in objects if id(o) not in doomed]
+    return objects
+
+
+def add_node(objects, node, name, zone=None):
+    source = find_node(objects, node)
+    name = str(name or "").strip()
+    if not name:
+        raise EditError("the new node needs a name", object=f"Node/{node}", field="name")
+    if any(meta(o).get("name") == name for o in nodes(objects)):
+        raise EditError(f"Node/{name} already exists", object=f"Node/{name}", field="name")
+    new = copy.deepcopy(source)
+    m = meta(new)
+    m["name"] = name
+    for key in ("uid", "resourceVersion", "creationTimestamp"):
+        m.pop(key, None)
+    labels = m.setdefault("labels", {})
+    labels[HOSTNAME_KEY] = name
+    if zone:
+        labels[ZONE_KEY] = zone
+    objects.append(new)
+    return objects
+
+
+def _unbind(objects, names):
+    for p in pods(objects):
+        spec = p.get("spec") or {}
+        if spec.get("nodeName") in names:
+            spec.pop("nodeName", None)
+            (p.get("status") or {}).pop("phase", None)
+
+
+def remove_node(objects, node):
+    find_node(objects, node)
+    objects[:] = [o for o in objects if not (o.get("kind") == "Node" and meta(o).get("name") == node)]
+    _unbind(objects, {node})
+    return objects
+
+
+def remove_zone(objects, zone, key=ZONE_KEY):
+    gone = {meta(o).get("name") for o in nodes(objects) if (meta(o).get("labels") or {}).get(key) == zone}
+    if not gone:
+        raise EditError(f"no node has {key}={zone}", object=f"zone {zone}", field=f"metadata.labels[{key}]")
+    objects[:] = [o for o in objects if not (o.get("kind") == "Node" and meta(o).get("name") in gone)]
+    _unbind(objects, gone)
+    return objects
+
+
+def cordon(objects, node, unschedulable=True):
+    spec = find_node(objects, node).setdefault("spec", {})
+    if unschedulable:
+        spec["unschedulable"] = True
+    else:
+        spec.pop("unschedulable", None)
+    return objects
+
+
+def uncordon(objects, node):
+    return cordon(objects, node, False)
+
+
+EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+
+def add_taint(objects, node, key, value="", effect="NoSchedule"):
+    obj = find_node(objects, node)
+    if not key:
+        raise EditError("a taint needs a key", object=f"Node/{node}", field="spec.taints.key")
+    if effect not in EFFECTS:
+        raise EditError(f"effect must be one of {', '.join(EFFECTS)}", object=f"Node/{node}",
+                        field="spec.taints.effect")
+    taints = obj.setdefault("spec", {}).setdefault("taints", [])
+    taints[:] = [t for t in taints if not (t.get("key") == key and t.get("effect") == effect)]
+    taint = {"key": key, "effect": effect}
+    if value:
+        taint["value"] = value
+    taints.append(taint)
+    return objects
+
+
+def remove_taint(objects, node, key, effect=None):
+    obj = find_node(objects, node)
+    taints = obj.get("spec", {}).get("taints") or []
+    kept = [t for t in taints if not (t.get("key") == key and (not effect or t.get("effect") == effect))]
+    if len(kept) == len(taints):
+        raise EditError(f"Node/{node} has no taint {key}", object=f"Node/{node}", field="spec.taints")
+    obj["spec"]["taints"] = kept
+    return objects
+
+
+def set_priority(objects, target, priority=None, priorityClassName=None):
+    if priority in (None, "") and priorityClassName in (None, ""):
+        raise EditError("give a priority or a priorityClassName", object=str(target), field="priority")
+    for where, spec, _ in pod_specs(objects, target, field="target"):
+        if priority not in (None, ""):
+            spec["priority"] = _int(priority, "priority", where)
+        if priorityClassName not in (None, ""):
+            spec["priorityClassName"] = priorityClassName
+            if priority in (None, ""):
+                spec.pop("priority", None)  # the admission plugin fills it from the class
+    return objects
+
+
+def add_gate(objects, target, name):
+    if not name:
+        raise EditError("a scheduling gate needs a name", object=str(target), field="spec.schedulingGates")
+    for _, spec, _ in pod_specs(objects, target, field="target"):
+        gates = spec.setdefault("schedulingGates", [])
+        if not any(g.get("name") == name for g in gates):
+            gates.append({"name": name})
+    return objects
+
+
+def remove_gate(objects, target, name=None):
+    for _, spec, _ in pod_specs(objects, target, field="target"):
+        gates = spec.get("schedulingGates") or []
+        spec["schedulingGates"] = [g for g in gates if name and g.get("name") != name]
+        if not spec["schedulingGates"]:
+            spec.pop("schedulingGates")
+    return objects
+
+
+def _spread_field(field):
+    def edit(objects, workload, value, index=0):
+        return set_spread(objects, workload, index, **{field: value})
+    return edit
+
+
+OPS = {
+    "set_max_skew": _spread_field("maxSkew"),
+    "set_min_domains": _spread_field("minDomains"),
+    "set_when_unsatisfiable": _spread_field("whenUnsatisfiable"),
+    "set_topology_key": _spread_field("topologyKey"),
+    "set_spread": set_spread,
+    "add_spread": None,  # set_spread with index = count, filled in apply_edit
+    "remove_spread": remove_spread,
+    "set_replicas": set_replicas,
+    "add_node": add_node,
+    "remove_node": remove_node,
+    "remove_zone": remove_zone,
+    "cordon": cordon,
+    "uncordon": uncordon,
+    "add_taint": add_taint,
+    "remove_taint": remove_taint,
+    "set_priority": set_priority,
+    "add_gate": add_gate,
+    "remove_gate": remove_gate,
+}
+
+
+def apply_edit(text, edit, config=""):
+    """New manifests text after one edit dict; raises EditError / engine.ScenarioInvalid."""
+    if not isinstance(edit, dict) or edit.get("op") not in OPS:
+        raise EditError(f"unknown edit op {edit.get('op') if isinstance(edit, dict) else edit!r}; "
+                        f"known: {', '.join(sorted(OPS))}", object="edit", field="op")
+    args = {k: v for k, v in edit.items() if k != "op"}
+    objects, shape = parse(text)
+    op = edit["op"]
+    try:
+        if op == "add_spread":
+            target = args.pop("workload", None)
+            specs = pod_specs(objects, target)
+            count = len(specs[0][1].get("topologySpreadConstraints") or []) if specs else 0
+            set_spread(objects, target, count, **args)
+        else:
+            OPS[op](objects, **args)
+    except TypeError as e:
+        raise EditError(f"{op}: wrong fields ({e})", object="edit", field="op") from e
+    new = dump(objects, shape)
+    engine.validate(new, config)
+    return new
+
+
+def apply_edits(text, edits, config=""):
+    for edit in edits[:MAX_EDITS]:
+        text = apply_edit(text, edit, config)
+    return text
+
+
+# --- what can be edited --------------------------------------------------------------------
+
+def outline(text):
+    """Workloads (with their spread constraints), nodes, zones, pods — for the quick-edit forms."""
+    try:
+        objects, _ = parse(text)
+    except EditError:
+        return {"workloads": [], "nodes": [], "zones": [], "pods": []}
+    workloads = []
+    for o in objects:
+        if o.get("kind") in WORKLOAD_KINDS:
+            spec = (o.get("spec") or {}).get("template", {}).get("spec") or {}
+            workloads.append({"ref": ref(o), "replicas": (o.get("spec") or {}).get("replicas"),
+                              "constraints": spec.get("topologySpreadConstraints") or []})
+    owned = set()
+    for o in pods(objects):
+        for r in meta(o).get("ownerReferences") or []:
+            owned.add(id(o))
+    groups = {}
+    for p in pods(objects):
+        if id(p) in owned:
+            continue
+        app = (meta(p).get("labels") or {}).get("app")
+        if app:
+            groups.setdefault(f"app={app}", p)
+    for key, p in groups.items():
+        workloads.append({"ref": key, "replicas": None,
+                          "constraints": (p.get("spec") or {}).get("topologySpreadConstraints") or []})
+    node_rows = [{"name": meta(n).get("name"), "zone": (meta(n).get("labels") or {}).get(ZONE_KEY, ""),
+                  "unschedulable": bool((n.get("spec") or {}).get("unschedulable")),
+                  "taints": (n.get("spec") or {}).get("taints") or []} for n in nodes(objects)]
+    zones = sorted({n["zone"] for n in node_rows if n["zone"]})
+    return {"workloads": workloads, "nodes": node_rows, "zones": zones,
+            "pods": [ref(p) for p in pods(objects)]}
