@@ -429,3 +429,8 @@ def outline(text):
     zones = sorted({n["zone"] for n in node_rows if n["zone"]})
     return {"workloads": workloads, "nodes": node_rows, "zones": zones,
             "pods": [ref(p) for p in pods(objects)]}
+
+
+def outline_zones(text, key=ZONE_KEY):
+    objects, _ = parse(text)
+    return sorted({(meta(n).get("labels") or {}).get(key) for n in nodes(objects)} - {None})

@@ -1,0 +1,108 @@
+"""Sweeps: a grid of edits of one revision, each cell simulated as its own Run on the workers."""
+
+from django.db import transaction
+
+from . import compare, edits, engine
+from .models import Run, Sweep
+
+MAX_CELLS = 48
+
+
+class SweepInvalid(edits.EditError):
+    pass
+
+
+def _values(raw, name):
+    if isinstance(raw, str):
+        raw = [x for x in raw.replace(" ", ",").split(",") if x]
+    if not isinstance(raw, list) or not raw:
+        raise SweepInvalid(f"{name} needs at least one value", object="sweep", field=name)
+    out = []
+    for v in raw:
+        if str(v).lower() in ("none", "unset", "-") and name == "minDomains":
+            out.append(None)
+            continue
+        try:
+            out.append(int(v))
+        except (TypeError, ValueError):
+            raise SweepInvalid(f"{name}: {v!r} is not a whole number", object="sweep", field=name)
+    return out
+
+
+def cells(revision, spec):
+    """[(label, variant, edit list)] of a sweep spec; raises SweepInvalid."""
+    kind = spec.get("type")
+    if kind == "skew":
+        workload = spec.get("workload")
+        index = spec.get("index", 0)
+        skews = _values(spec.get("maxSkew"), "maxSkew")
+        domains = _values(spec.get("minDomains", ["none"]), "minDomains")
+        grid = [(s, d) for s in skews for d in domains]
+        _bound(len(grid))
+        out = []
+        for s, d in grid:
+            edit = {"op": "set_spread", "workload": workload, "index": index, "maxSkew": s,
+                    "minDomains": "unset" if d is None else d}
+            out.append((f"maxSkew={s} minDomains={'-' if d is None else d}",
+                        {"maxSkew": s, "minDomains": d}, [edit]))
+        return out
+    if kind == "zones":
+        key = spec.get("key") or edits.ZONE_KEY
+        zones = edits.outline_zones(revision.manifests, key)
+        if not zones:
+            raise SweepInvalid(f"no node has a {key} label", object="sweep", field="key")
+        _bound(len(zones))
+        return [(f"without {key}={z}", {"removed_zone": z}, [{"op": "remove_zone", "zone": z, "key": key}])
+                for z in zones]
+    raise SweepInvalid("type must be \"skew\" (maxSkew × minDomains) or \"zones\" (remove each zone)",
+                       object="sweep", field="type")
+
+
+def _bound(n):
+    if n > MAX_CELLS:
+        raise SweepInvalid(f"the grid has {n} cells; at most {MAX_CELLS} are allowed", object="sweep",
+                           field="cells")
+
+
+def start(scenario, revision, spec, user):
+    """Create the Sweep and one queued Run per cell; raises SweepInvalid / engine.ScenarioInvalid."""
+    from .tasks import enqueue
+
+    planned = []
+    for label, variant, edit_list in cells(revision, spec):
+        text = edits.apply_edits(revision.manifests, edit_list, revision.config)
+        planned.append((label, variant, text))
+    with transaction.atomic():
+        sweep = Sweep.objects.create(scenario=scenario, revision=revision, spec=spec, created_by=user)
+        runs = [Run.objects.create(scenario=scenario, revision=revision, sweep=sweep, variant=variant,
+                                   label=label, manifests=text, config=revision.config, created_by=user)
+                for label, variant, text in planned]
+        transaction.on_commit(lambda: [enqueue(r.pk) for r in runs])
+    return sweep
+
+
+def table(sweep):
+    """One row per cell: its run, counts and the max skew observed per constraint."""
+    rows = []
+    for run in sweep.runs.order_by("id"):
+        row = {"run": run, "label": run.label, "variant": run.variant, "status": run.status,
+               "scheduled": None, "pending": None, "skew": {}, "error": run.error}
+        if run.status == Run.Status.SUCCEEDED and run.result:
+            c = compare.counts(run.result)
+            row.update(scheduled=c["scheduled"], pending=c["pending"],
+                       skew=compare.max_skew(run.result, pod_labels(run.manifests)))
+        rows.append(row)
+    return rows
+
+
+def pod_labels(manifests):
+    try:
+        objects, _ = edits.parse(manifests)
+    except edits.EditError:
+        return {}
+    return {f"{edits.ns_of(p)}/{edits.meta(p).get('name')}": edits.meta(p).get("labels") or {}
+            for p in edits.pods(objects)}
+
+
+def finished(sweep):
+    return not sweep.runs.exclude(status__in=Run.FINISHED).exists()
