@@ -55,3 +55,18 @@ def run_score(manifests, config, pod):
 
 def validate_pod_update(old, new):
     return scheduler_core.validate_pod_update(old, new)
+
+
+def explain_node_affinity_update(old, new):
+    """Which required node affinity requirement was removed, changed, moved or added, term by term."""
+    from scheduler_core.validation import explain_node_affinity_update as explain
+
+    return explain(old, new)
+
+
+def gated_pods(manifests, config=""):
+    """[(namespace, name, [gate names])] of the pods the engine holds back, in file order."""
+    return [
+        (pod.namespace or "default", pod.name, [getattr(g, "name", g) for g in pod.scheduling_gates])
+        for pod in load(manifests, config).pods if pod.scheduling_gates
+    ]
