@@ -2,7 +2,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from . import views
+from . import compare, drafts, sweeps, views
 
 app_name = "api"
 
@@ -16,6 +16,14 @@ urlpatterns = [
     path("auth/token/", views.ObtainTokenView.as_view(), name="auth-token"),
     path("shared/<str:token>/", views.SharedScenarioView.as_view(), name="shared-scenario"),
     path("shared/<str:token>/runs/<int:run_id>/", views.SharedRunView.as_view(), name="shared-run"),
+    path("scenarios/<int:pk>/draft/", drafts.DraftView.as_view(), name="draft"),
+    path("scenarios/<int:pk>/draft/edits/", drafts.DraftEditView.as_view(), name="draft-edits"),
+    path("scenarios/<int:pk>/draft/run/", drafts.DraftRunView.as_view(), name="draft-run"),
+    path("scenarios/<int:pk>/draft/save/", drafts.DraftSaveView.as_view(), name="draft-save"),
+    path("scenarios/<int:pk>/compare/", compare.ScenarioCompareView.as_view(), name="scenario-compare"),
+    path("runs/<int:a>/compare/<int:b>/", compare.RunCompareView.as_view(), name="run-compare"),
+    path("scenarios/<int:pk>/sweeps/", sweeps.ScenarioSweepsView.as_view(), name="scenario-sweeps"),
+    path("sweeps/<int:sweep_id>/", sweeps.SweepDetailView.as_view(), name="sweep-detail"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="swagger-ui"),
     *router.urls,

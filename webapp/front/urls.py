@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 from django.views.generic import RedirectView
 
-from . import views
+from . import views, views_compare, views_edit, views_sweep
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="scenario-list"), name="home"),
@@ -19,6 +19,18 @@ urlpatterns = [
     path("scenarios/<int:pk>/share/", views.share_link_create, name="share-link-create"),
     path("scenarios/<int:pk>/share/<int:link_id>/revoke/", views.share_link_revoke, name="share-link-revoke"),
     path("runs/<int:run_id>/", views.run_detail, name="run-detail"),
+    path("scenarios/<int:pk>/draft/", views_edit.draft_detail, name="draft-detail"),
+    path("scenarios/<int:pk>/draft/validate/", views_edit.draft_validate, name="draft-validate"),
+    path("scenarios/<int:pk>/draft/edit/", views_edit.draft_edit, name="draft-edit"),
+    path("scenarios/<int:pk>/draft/run/", views_edit.draft_run, name="draft-run"),
+    path("scenarios/<int:pk>/draft/runs/", views_edit.draft_runs, name="draft-runs"),
+    path("scenarios/<int:pk>/draft/save/", views_edit.draft_save, name="draft-save"),
+    path("scenarios/<int:pk>/draft/rebase/", views_edit.draft_rebase, name="draft-rebase"),
+    path("scenarios/<int:pk>/draft/discard/", views_edit.draft_discard, name="draft-discard"),
+    path("scenarios/<int:pk>/compare/", views_compare.compare_runs, name="compare"),
+    path("scenarios/<int:pk>/sweeps/", views_sweep.sweep_list, name="sweep-list"),
+    path("scenarios/<int:pk>/sweeps/new/", views_sweep.sweep_create, name="sweep-create"),
+    path("sweeps/<int:sweep_id>/", views_sweep.sweep_detail, name="sweep-detail"),
     path("tokens/", views.token_list, name="token-list"),
     path("tokens/<int:token_id>/revoke/", views.token_revoke, name="token-revoke"),
     path("s/<str:token>/", views.shared_scenario, name="shared-scenario"),

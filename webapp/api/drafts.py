@@ -1,0 +1,152 @@
+"""REST API of drafts: the text, structured edits, run and save."""
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
+from rest_framework import exceptions, serializers, status
+from rest_framework.generics import GenericAPIView
+from rest_framework.response import Response
+
+from webapp.scenarios import drafts, engine, services
+from webapp.scenarios.models import Draft, Membership, Scenario
+
+from .serializers import RevisionSerializer, RunListSerializer
+
+Role = Membership.Role
+
+
+def editable_scenario(request, pk):
+    scenario = get_object_or_404(Scenario.objects.visible_to(request.user).select_related("team"), pk=pk)
+    if not scenario.allows(request.user, Role.EDITOR):
+        raise exceptions.PermissionDenied(f"You need the editor role in team {scenario.team.name} to do this.")
+    return scenario
+
+
+def invalid(e, status_code=status.HTTP_400_BAD_REQUEST):
+    return Response({"detail": str(e), "object": e.object, "field": e.field, "input": e.input}, status=status_code)
+
+
+class DraftSerializer(serializers.ModelSerializer):
+    base_revision = serializers.IntegerField(source="base_revision.number", read_only=True)
+    check = serializers.SerializerMethodField()
+    draft_run = serializers.SerializerMethodField()
+    saved_run = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Draft
+        fields = ["base_revision", "manifests", "config", "edits", "updated_at", "check", "draft_run", "saved_run"]
+        read_only_fields = ["edits", "updated_at"]
+
+    @extend_schema_field(serializers.DictField(help_text="ok, message, object, field, warnings, pods, pending…"))
+    def get_check(self, draft):
+        return drafts.summary(draft.manifests, draft.config)
+
+    @extend_schema_field(RunListSerializer(allow_null=True))
+    def get_draft_run(self, draft):
+        run = drafts.latest_runs(draft)[0]
+        return RunListSerializer(run, context=self.context).data if run else None
+
+    @extend_schema_field(RunListSerializer(allow_null=True))
+    def get_saved_run(self, draft):
+        run = drafts.latest_runs(draft)[1]
+        return RunListSerializer(run, context=self.context).data if run else None
+
+
+class DraftTextSerializer(serializers.Serializer):
+    manifests = serializers.CharField(trim_whitespace=False)
+    config = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+
+
+EditSerializer = inline_serializer("DraftEdit", fields={
+    "op": serializers.CharField(help_text="set_max_skew, set_min_domains, set_when_unsatisfiable, set_topology_key, "
+                                          "set_spread, add_spread, remove_spread, set_replicas, add_node, remove_node, "
+                                          "remove_zone, cordon, uncordon, add_taint, remove_taint, set_priority, "
+                                          "add_gate, remove_gate"),
+    "workload": serializers.CharField(required=False, help_text="Kind/namespace/name, or a pod group app=web"),
+    "target": serializers.CharField(required=False, help_text="Pod/ns/name, Kind/ns/name or app=web"),
+    "node": serializers.CharField(required=False),
+    "value": serializers.CharField(required=False),
+})
+SaveSerializer = inline_serializer("DraftSave", fields={"message": serializers.CharField(required=False)})
+ErrorSerializer = inline_serializer("DraftError", fields={
+    "detail": serializers.CharField(), "object": serializers.CharField(), "field": serializers.CharField()})
+
+
+class DraftView(GenericAPIView):
+    """Your draft of a scenario (started from the current revision on first GET); PUT replaces its text."""
+
+    serializer_class = DraftSerializer
+    queryset = Draft.objects.none()
+
+    def get(self, request, pk):
+        draft = drafts.get_or_start(editable_scenario(request, pk), request.user)
+        return Response(DraftSerializer(draft, context=self.get_serializer_context()).data)
+
+    @extend_schema(request=DraftTextSerializer, responses=DraftSerializer)
+    def put(self, request, pk):
+        draft = drafts.get_or_start(editable_scenario(request, pk), request.user)
+        text = DraftTextSerializer(data=request.data)
+        text.is_valid(raise_exception=True)
+        drafts.set_text(draft, text.validated_data["manifests"], text.validated_data.get("config"))
+        return Response(DraftSerializer(draft, context=self.get_serializer_context()).data)
+
+    @extend_schema(responses={204: None})
+    def delete(self, request, pk):
+        Draft.objects.filter(scenario=editable_scenario(request, pk), author=request.user).delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class DraftEditView(GenericAPIView):
+    """Apply one structured edit; a refused edit is 400 naming the object and field, the draft unchanged."""
+
+    serializer_class = DraftSerializer
+    queryset = Draft.objects.none()
+
+    @extend_schema(request=EditSerializer, responses={200: DraftSerializer, 400: ErrorSerializer})
+    def post(self, request, pk):
+        draft = drafts.get_or_start(editable_scenario(request, pk), request.user)
+        if not isinstance(request.data, dict):
+            raise exceptions.ValidationError({"op": ["Send a JSON object such as {\"op\": \"cordon\", \"node\": \"n1\"}."]})
+        try:
+            drafts.apply(draft, dict(request.data))
+        except engine.ScenarioInvalid as e:
+            return invalid(e)
+        return Response(DraftSerializer(draft, context=self.get_serializer_context()).data)
+
+
+class DraftRunView(GenericAPIView):
+    """Queue a run of the draft's text (label "draft"); 202 with the run."""
+
+    serializer_class = RunListSerializer
+    queryset = Draft.objects.none()
+
+    @extend_schema(request=None, responses={202: RunListSerializer, 400: ErrorSerializer})
+    def post(self, request, pk):
+        draft = drafts.get_or_start(editable_scenario(request, pk), request.user)
+        try:
+            run = drafts.run(draft, request.user)
+        except engine.ScenarioInvalid as e:
+            return invalid(e)
+        return Response(RunListSerializer(run, context=self.get_serializer_context()).data,
+                        status=status.HTTP_202_ACCEPTED)
+
+
+class DraftSaveView(GenericAPIView):
+    """Save the draft as revision n+1 if its base is still current (else 409), then delete it."""
+
+    serializer_class = RevisionSerializer
+    queryset = Draft.objects.none()
+
+    @extend_schema(request=SaveSerializer, responses={201: RevisionSerializer, 400: ErrorSerializer})
+    def post(self, request, pk):
+        scenario = editable_scenario(request, pk)
+        draft = drafts.find(scenario, request.user)
+        if draft is None:
+            raise exceptions.NotFound("You have no draft of this scenario.")
+        try:
+            revision = drafts.save(draft, request.user, str(request.data.get("message", "") or ""))
+        except services.StaleRevision:
+            raise
+        except engine.ScenarioInvalid as e:
+            return invalid(e)
+        return Response(RevisionSerializer(revision, context=self.get_serializer_context()).data,
+                        status=status.HTTP_201_CREATED)

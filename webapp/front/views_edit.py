@@ -1,0 +1,178 @@
+"""Draft editing: the YAML editor with live validation, quick edits, run / save / discard."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from webapp.scenarios import compare, drafts, edits, engine, services
+from webapp.scenarios.models import Membership
+
+from .views import get_scenario
+
+Role = Membership.Role
+
+# Quick-edit form fields copied into the edit dict (empty ones are left out).
+EDIT_FIELDS = ("workload", "index", "value", "maxSkew", "minDomains", "whenUnsatisfiable", "topologyKey",
+               "replicas", "node", "name", "zone", "key", "effect", "target", "priority",
+               "priorityClassName")
+
+
+def draft_context(request, scenario, draft, **extra):
+    mine, saved = drafts.latest_runs(draft)
+    diff = None
+    if mine and saved and mine.result and saved.result:
+        diff = compare.compare(saved.result, mine.result)
+    return {
+        "scenario": scenario, "draft": draft, "check": drafts.summary(draft.manifests, draft.config),
+        "outline": edits.outline(draft.manifests), "draft_run": mine, "saved_run": saved, "diff": diff,
+        "draft_counts": compare.counts(mine.result) if mine and mine.result else None,
+        "saved_counts": compare.counts(saved.result) if saved and saved.result else None,
+        "stale": draft.base_revision.number != scenario.current_revision, **extra,
+    }
+
+
+def render_draft(request, scenario, draft, fragment=None, status=200, **extra):
+    context = draft_context(request, scenario, draft, **extra)
+    template = f"front/draft.html#{fragment}" if (request.htmx and fragment) else "front/draft.html"
+    return render(request, template, context, status=status)
+
+
+@login_required
+def draft_detail(request, pk):
+    """GET: the user's draft (started from the current revision); POST: store the editor's text."""
+    scenario = get_scenario(request, pk, Role.EDITOR)
+    draft = drafts.get_or_start(scenario, request.user)
+    if request.method == "POST":
+        drafts.set_text(draft, request.POST.get("manifests", ""), request.POST.get("config"))
+        messages.success(request, "Draft text stored.")
+        return redirect("draft-detail", pk=scenario.pk)
+    return render_draft(request, scenario, draft)
+
+
+@login_required
+@require_POST
+def draft_validate(request, pk):
+    """The engine's verdict on the posted text, as the editor's status fragment."""
+    scenario = get_scenario(request, pk, Role.EDITOR)
+    check = drafts.summary(request.POST.get("manifests", ""), request.POST.get("config", ""))
+    return render(request, "front/_editor_check.html", {"check": check, "scenario": scenario})
+
+
+# The generic "value" / "name" boxes of the quick-edit forms, per op.
+VALUE_FIELD = {"set_replicas": "replicas", "add_spread": "maxSkew", "set_priority": "priority",
+               "add_gate": "name", "remove_gate": "name"}
+
+
+def edit_from_post(post):
+    """The edit dict of a quick-edit form (fields named as the edit functions' arguments)."""
+    op = post.get("op", "")
+    edit = {"op": op}
+    for field in EDIT_FIELDS:
+        value = post.get(field, "").strip()
+        if value != "":
+            edit[field] = value
+    if op in VALUE_FIELD and "value" in edit:
+        edit[VALUE_FIELD[op]] = edit.pop("value")
+    if op == "set_priority" and "priority" in edit and not edit["priority"].lstrip("-").isdigit():
+        edit["priorityClassName"] = edit.pop("priority")
+    if op in ("add_gate", "remove_gate", "set_priority", "set_replicas", "add_spread") and "workload" in edit \
+            and op not in ("set_replicas", "add_spread"):
+        edit["target"] = edit.pop("workload")
+    if op in ("cordon", "uncordon", "remove_node", "add_node", "add_taint", "remove_taint"):
+        edit.pop("workload", None)
+        name = edit.pop("name", "")
+        if op == "add_node":
+            edit["name"] = name
+        elif op == "add_taint":
+            spec, _, effect = name.partition(":")
+            key, _, value = spec.partition("=")
+            edit.update(key=key, value=value, effect=effect or "NoSchedule")
+        elif op == "remove_taint":
+            edit["key"] = name.split("=")[0].split(":")[0]
+        else:
+            edit.pop("zone", None)
+    if op not in ("add_node", "remove_zone"):
+        edit.pop("zone", None)
+    return edit
+
+
+@login_required
+@require_POST
+def draft_edit(request, pk):
+    scenario = get_scenario(request, pk, Role.EDITOR)
+    draft = drafts.get_or_start(scenario, request.user)
+    edit = edit_from_post(request.POST)
+    try:
+        drafts.apply(draft, edit)
+    except engine.ScenarioInvalid as e:
+        draft.refresh_from_db()
+        return render_draft(request, scenario, draft, "draft-body",
+                            edit_error={"message": str(e), "object": e.object, "field": e.field})
+    messages.success(request, f"Applied {edit['op']}.")
+    if request.htmx:
+        return render_draft(request, scenario, draft, "draft-body", edit_ok=edit)
+    return redirect("draft-detail", pk=scenario.pk)
+
+
+@login_required
+@require_POST
+def draft_run(request, pk):
+    scenario = get_scenario(request, pk, Role.EDITOR)
+    draft = drafts.get_or_start(scenario, request.user)
+    try:
+        drafts.run(draft, request.user)
+    except engine.ScenarioInvalid as e:
+        messages.error(request, f"The draft is not a valid scenario: {e}")
+        return redirect("draft-detail", pk=scenario.pk)
+    if not drafts.latest_runs(draft)[1]:
+        services.queue_run(scenario, draft.base_revision, user=request.user)  # something to compare with
+    messages.success(request, "Draft run queued.")
+    return redirect("draft-detail", pk=scenario.pk)
+
+
+@login_required
+def draft_runs(request, pk):
+    """The side-by-side runs panel (polled while a run is unfinished)."""
+    scenario = get_scenario(request, pk, Role.EDITOR)
+    draft = drafts.find(scenario, request.user)
+    if draft is None:
+        return redirect("scenario-detail", pk=scenario.pk)
+    return render(request, "front/draft.html#draft-runs", draft_context(request, scenario, draft))
+
+
+@login_required
+@require_POST
+def draft_save(request, pk):
+    scenario = get_scenario(request, pk, Role.EDITOR)
+    draft = drafts.get_or_start(scenario, request.user)
+    try:
+        revision = drafts.save(draft, request.user, request.POST.get("message", "").strip())
+    except services.StaleRevision as e:
+        scenario.refresh_from_db()
+        return render_draft(request, scenario, draft, status=409, stale_save=e.current)
+    except engine.ScenarioInvalid as e:
+        messages.error(request, f"Not saved, the draft is not a valid scenario: {e}")
+        return redirect("draft-detail", pk=scenario.pk)
+    messages.success(request, f"Draft saved as revision {revision.number}.")
+    return redirect("scenario-detail", pk=scenario.pk)
+
+
+@login_required
+@require_POST
+def draft_rebase(request, pk):
+    scenario = get_scenario(request, pk, Role.EDITOR)
+    drafts.rebase(drafts.get_or_start(scenario, request.user))
+    messages.success(request, f"The draft is now based on r{scenario.current_revision}; save it again to overwrite.")
+    return redirect("draft-detail", pk=scenario.pk)
+
+
+@login_required
+@require_POST
+def draft_discard(request, pk):
+    scenario = get_scenario(request, pk, Role.EDITOR)
+    draft = drafts.find(scenario, request.user)
+    if draft:
+        draft.delete()
+    messages.success(request, "Draft discarded.")
+    return redirect("scenario-detail", pk=scenario.pk)
