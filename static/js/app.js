@@ -12,3 +12,24 @@ document.addEventListener("htmx:sendError", function () {
   var banner = document.getElementById("banner");
   if (banner) { banner.textContent = "The server cannot be reached."; banner.hidden = false; }
 });
+
+// editing, compare, sweep: "copy link" buttons copy data-copy (the link stays a plain link without JS).
+document.addEventListener("click", function (event) {
+  var button = event.target.closest ? event.target.closest(".copy-link") : null;
+  if (!button) return;
+  event.preventDefault();
+  var text = button.getAttribute("data-copy") || button.href;
+  function done(label) {
+    var old = button.textContent;
+    button.textContent = label;
+    setTimeout(function () { button.textContent = old; }, 1500);
+  }
+  function fallback() {
+    window.prompt("Copy this link:", text);
+  }
+  if (navigator.clipboard && window.isSecureContext) {
+    navigator.clipboard.writeText(text).then(function () { done("Copied"); }, fallback);
+  } else {
+    fallback();
+  }
+});
