@@ -2,7 +2,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from . import compare, drafts, sweeps, views
+from . import compare, drafts, pod_updates, sweeps, views
 
 app_name = "api"
 
@@ -24,6 +24,9 @@ urlpatterns = [
     path("runs/<int:a>/compare/<int:b>/", compare.RunCompareView.as_view(), name="run-compare"),
     path("scenarios/<int:pk>/sweeps/", sweeps.ScenarioSweepsView.as_view(), name="scenario-sweeps"),
     path("sweeps/<int:sweep_id>/", sweeps.SweepDetailView.as_view(), name="sweep-detail"),
+    path("scenarios/<int:pk>/pods/<str:namespace>/<str:name>/updates/", pod_updates.PodUpdatesView.as_view(),
+         name="pod-updates"),
+    path("scenarios/<int:pk>/pod-updates/", pod_updates.ScenarioPodUpdatesView.as_view(), name="scenario-pod-updates"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="swagger-ui"),
     *router.urls,
