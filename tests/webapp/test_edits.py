@@ -1,0 +1,169 @@
+"""Quick structured edits: each on a List and on a multi-document stream, errors naming object and field."""
+
+import pytest
+import yaml
+
+from webapp.scenarios import edits, engine
+
+NODE = """\
+apiVersion: v1
+kind: Node
+metadata:
+  name: {name}
+  labels: {{kubernetes.io/hostname: {name}, topology.kubernetes.io/zone: {zone}}}
+status:
+  allocatable: {{cpu: "4", memory: 8Gi, pods: "110"}}
+"""
+RS = """\
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: web, image: nginx, resources: {requests: {cpu: 100m}}}]
+      topologySpreadConstraints:
+      - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule,
+         labelSelector: {matchLabels: {app: web}}}
+"""
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  namespace: default
+  labels: {{app: web}}
+  ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: web, uid: u1, controller: true}}]
+spec:
+  {bind}containers: [{{name: web, image: nginx, resources: {{requests: {{cpu: 100m}}}}}}]
+  topologySpreadConstraints:
+  - {{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule,
+     labelSelector: {{matchLabels: {{app: web}}}}}}
+"""
+LONE = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: solo, namespace: default, labels: {app: solo}}
+spec:
+  containers: [{name: solo, image: nginx}]
+"""
+
+DOCS = [NODE.format(name="n1", zone="z1"), NODE.format(name="n2", zone="z2"), RS,
+        POD.format(name="web-1", bind="nodeName: n1\n  "), POD.format(name="web-2", bind=""), LONE]
+
+
+def multi():
+    return "---\n".join(DOCS)
+
+
+def as_list():
+    items = [yaml.safe_load(d) for d in DOCS]
+    return yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}, sort_keys=False)
+
+
+SHAPES = {"list": as_list, "multi": multi}
+
+
+def objects_of(text):
+    return edits.parse(text)[0]
+
+
+def find(text, kind, name):
+    return next(o for o in objects_of(text) if o["kind"] == kind and o["metadata"]["name"] == name)
+
+
+def spread(obj):
+    spec = obj["spec"]["template"]["spec"] if obj["kind"] != "Pod" else obj["spec"]
+    return spec["topologySpreadConstraints"]
+
+
+CASES = [
+    ("set_max_skew", {"op": "set_max_skew", "workload": "ReplicaSet/default/web", "value": 3},
+     lambda t: [spread(find(t, "ReplicaSet", "web"))[0]["maxSkew"], spread(find(t, "Pod", "web-2"))[0]["maxSkew"]] == [3, 3]),
+    ("set_min_domains", {"op": "set_min_domains", "workload": "app=web", "value": 4},
+     lambda t: spread(find(t, "Pod", "web-1"))[0]["minDomains"] == 4),
+    ("set_when_unsatisfiable", {"op": "set_when_unsatisfiable", "workload": "ReplicaSet/web", "value": "ScheduleAnyway"},
+     lambda t: spread(find(t, "ReplicaSet", "web"))[0]["whenUnsatisfiable"] == "ScheduleAnyway"),
+    ("set_topology_key", {"op": "set_topology_key", "workload": "ReplicaSet/web", "value": "kubernetes.io/hostname"},
+     lambda t: spread(find(t, "Pod", "web-2"))[0]["topologyKey"] == "kubernetes.io/hostname"),
+    ("add_spread", {"op": "add_spread", "workload": "ReplicaSet/web", "topologyKey": "kubernetes.io/hostname", "maxSkew": 2},
+     lambda t: spread(find(t, "ReplicaSet", "web"))[1]["topologyKey"] == "kubernetes.io/hostname"),
+    ("set_replicas", {"op": "set_replicas", "workload": "ReplicaSet/default/web", "replicas": 5},
+     lambda t: find(t, "ReplicaSet", "web")["spec"]["replicas"] == 5),
+    ("set_replicas down", {"op": "set_replicas", "workload": "ReplicaSet/web", "replicas": 1},
+     lambda t: [o["metadata"]["name"] for o in objects_of(t) if o["kind"] == "Pod"] == ["web-1", "solo"]),
+    ("add_node", {"op": "add_node", "node": "n1", "name": "n3", "zone": "z3"},
+     lambda t: find(t, "Node", "n3")["metadata"]["labels"] == {"kubernetes.io/hostname": "n3", "topology.kubernetes.io/zone": "z3"}),
+    ("remove_node", {"op": "remove_node", "node": "n1"},
+     lambda t: "nodeName" not in find(t, "Pod", "web-1")["spec"] and not any(o["metadata"]["name"] == "n1" for o in objects_of(t))),
+    ("remove_zone", {"op": "remove_zone", "zone": "z1"},
+     lambda t: [o["metadata"]["name"] for o in objects_of(t) if o["kind"] == "Node"] == ["n2"]
+     and "nodeName" not in find(t, "Pod", "web-1")["spec"]),
+    ("cordon", {"op": "cordon", "node": "n2"}, lambda t: find(t, "Node", "n2")["spec"]["unschedulable"] is True),
+    ("add_taint", {"op": "add_taint", "node": "n2", "key": "gpu", "value": "yes", "effect": "NoSchedule"},
+     lambda t: find(t, "Node", "n2")["spec"]["taints"] == [{"key": "gpu", "effect": "NoSchedule", "value": "yes"}]),
+    ("set_priority", {"op": "set_priority", "target": "Pod/default/solo", "priority": 1000},
+     lambda t: find(t, "Pod", "solo")["spec"]["priority"] == 1000),
+    ("add_gate", {"op": "add_gate", "target": "Pod/solo", "name": "wait"},
+     lambda t: find(t, "Pod", "solo")["spec"]["schedulingGates"] == [{"name": "wait"}]),
+]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("name,edit,check", CASES, ids=[c[0] for c in CASES])
+def test_it_applies_each_edit_and_keeps_the_shape(shape, name, edit, check):
+    text = SHAPES[shape]()
+    new = edits.apply_edit(text, edit)
+    assert check(new), new
+    engine.validate(new)  # still a scenario the engine accepts
+    assert ("kind: List" in new) == (shape == "list")
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_it_undoes_with_the_inverse_edits(shape):
+    text = edits.apply_edit(SHAPES[shape](), {"op": "cordon", "node": "n1"})
+    text = edits.apply_edit(text, {"op": "uncordon", "node": "n1"})
+    assert "unschedulable" not in find(text, "Node", "n1").get("spec", {})
+    text = edits.apply_edit(text, {"op": "add_taint", "node": "n1", "key": "k"})
+    text = edits.apply_edit(text, {"op": "remove_taint", "node": "n1", "key": "k"})
+    assert find(text, "Node", "n1")["spec"]["taints"] == []
+    text = edits.apply_edit(text, {"op": "add_gate", "target": "app=solo", "name": "g"})
+    text = edits.apply_edit(text, {"op": "remove_gate", "target": "app=solo", "name": "g"})
+    assert "schedulingGates" not in find(text, "Pod", "solo")["spec"]
+
+
+ERRORS = [
+    ({"op": "set_max_skew", "workload": "ReplicaSet/default/nope", "value": 2}, "ReplicaSet/default/nope", "workload"),
+    ({"op": "set_max_skew", "workload": "app=ghost", "value": 2}, "pods app=ghost", "workload"),
+    ({"op": "cordon", "node": "n9"}, "Node/n9", "node"),
+    ({"op": "remove_zone", "zone": "z9"}, "zone z9", "metadata.labels[topology.kubernetes.io/zone]"),
+    ({"op": "set_max_skew", "workload": "ReplicaSet/web", "value": "x"}, "ReplicaSet/default/web spec.template", "maxSkew"),
+    ({"op": "set_spread", "workload": "ReplicaSet/web", "index": 5, "maxSkew": 2},
+     "ReplicaSet/default/web spec.template", "spec.topologySpreadConstraints[5]"),
+    ({"op": "add_node", "node": "n1", "name": "n2"}, "Node/n2", "name"),
+    ({"op": "explode"}, "edit", "op"),
+]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("edit,obj,field", ERRORS, ids=[e[0]["op"] + str(i) for i, e in enumerate(ERRORS)])
+def test_it_names_the_object_and_field_of_a_bad_edit(shape, edit, obj, field):
+    with pytest.raises(edits.EditError) as e:
+        edits.apply_edit(SHAPES[shape](), edit)
+    assert (e.value.object, e.value.field) == (obj, field)
+
+
+def test_it_refuses_an_edit_the_engine_rejects():
+    with pytest.raises(engine.ScenarioInvalid) as e:
+        edits.apply_edit(multi(), {"op": "set_max_skew", "workload": "ReplicaSet/web", "value": 0})
+    assert "maxSkew" in (str(e.value) + e.value.field)
+
+
+def test_it_outlines_workloads_nodes_and_zones():
+    outline = edits.outline(multi())
+    assert [w["ref"] for w in outline["workloads"]] == ["ReplicaSet/default/web", "app=solo"]
+    assert outline["zones"] == ["z1", "z2"]
+    assert [n["name"] for n in outline["nodes"]] == ["n1", "n2"]
