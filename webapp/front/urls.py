@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 from django.views.generic import RedirectView
 
-from . import views, views_compare, views_edit, views_sweep
+from . import pod_updates, views, views_compare, views_edit, views_sweep
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="scenario-list"), name="home"),
@@ -18,6 +18,9 @@ urlpatterns = [
     path("scenarios/<int:pk>/runs/", views.run_create, name="run-create"),
     path("scenarios/<int:pk>/share/", views.share_link_create, name="share-link-create"),
     path("scenarios/<int:pk>/share/<int:link_id>/revoke/", views.share_link_revoke, name="share-link-revoke"),
+    path("scenarios/<int:pk>/pods/", pod_updates.gated_pods, name="pod-updates"),
+    path("scenarios/<int:pk>/pods/<str:namespace>/<str:name>/update/", pod_updates.pod_update, name="pod-update"),
+    path("scenarios/<int:pk>/pod-updates/<int:attempt_id>/", pod_updates.pod_update_attempt, name="pod-update-attempt"),
     path("runs/<int:run_id>/", views.run_detail, name="run-detail"),
     path("scenarios/<int:pk>/draft/", views_edit.draft_detail, name="draft-detail"),
     path("scenarios/<int:pk>/draft/validate/", views_edit.draft_validate, name="draft-validate"),
