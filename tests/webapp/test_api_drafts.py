@@ -1,0 +1,52 @@
+from unittest import mock
+
+from webapp.scenarios import services
+from webapp.scenarios.models import Draft, Run
+
+from .base import SMALL, TWO_PODS, BaseTestCase
+
+
+class ApiDraftsTestCase(BaseTestCase):
+    def test_it_gets_and_puts_the_draft_text(self):
+        api = self.api(self.editor)
+        r = api.get(self.url("draft/"))
+        self.assertEqual((r.status_code, r.data["base_revision"], r.data["manifests"]), (200, 1, SMALL))
+        self.assertTrue(r.data["check"]["ok"])
+        r = api.put(self.url("draft/"), {"manifests": TWO_PODS}, format="json")
+        self.assertEqual((r.status_code, r.data["check"]["pods"]), (200, 2))
+        self.assertEqual(Draft.objects.get().manifests, TWO_PODS)
+
+    def test_it_applies_an_edit_and_names_a_bad_one(self):
+        api = self.api(self.editor)
+        r = api.post(self.url("draft/edits/"), {"op": "cordon", "node": "node-a"}, format="json")
+        self.assertEqual(r.status_code, 200)
+        self.assertEqual(r.data["edits"], [{"op": "cordon", "node": "node-a"}])
+        r = api.post(self.url("draft/edits/"), {"op": "set_max_skew", "workload": "ReplicaSet/default/api", "value": 2},
+                     format="json")
+        self.assertEqual((r.status_code, r.data["object"], r.data["field"]), (400, "ReplicaSet/default/api", "workload"))
+
+    def test_it_runs_and_saves_the_draft(self):
+        api = self.api(self.editor)
+        api.post(self.url("draft/edits/"), {"op": "cordon", "node": "node-a"}, format="json")
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async") as send:
+            with self.captureOnCommitCallbacks(execute=True):
+                r = api.post(self.url("draft/run/"))
+        self.assertEqual(r.status_code, 202)
+        run = Run.objects.get(pk=r.data["id"])
+        self.assertEqual((run.label, run.revision.number), ("draft", 1))
+        self.assertIn("unschedulable", run.manifests)
+        send.assert_called_once()
+        r = api.post(self.url("draft/save/"), {"message": "cordoned"}, format="json")
+        self.assertEqual((r.status_code, r.data["number"], r.data["message"]), (201, 2, "cordoned"))
+        self.assertFalse(Draft.objects.exists())
+
+    def test_a_stale_draft_save_is_409(self):
+        api = self.api(self.editor)
+        api.get(self.url("draft/"))
+        services.save_revision(self.scenario, manifests=TWO_PODS, author=self.owner)
+        r = api.post(self.url("draft/save/"))
+        self.assertEqual((r.status_code, r.data["current_revision"]), (409, 2))
+
+    def test_viewers_get_403_and_outsiders_404(self):
+        self.assertEqual(self.api(self.viewer).get(self.url("draft/")).status_code, 403)
+        self.assertEqual(self.api(self.outsider).get(self.url("draft/")).status_code, 404)

@@ -1,0 +1,75 @@
+"""Compare: the pure diff of two results, and the page."""
+
+from webapp.scenarios import compare, edits, engine, services, tasks
+from webapp.scenarios.management.commands.load_examples import EXAMPLES_DIR
+from webapp.scenarios.models import Run
+
+from .base import BaseTestCase
+
+MIN_DOMAINS = (EXAMPLES_DIR / "min-domains.yaml").read_text()
+RS = "ReplicaSet/default/api-5b7d9c8f4"
+
+
+def result(pods, nodes):
+    return {"pods": [{"pod": p, "node": n} for p, n in pods.items()],
+            "nodes": [{"name": n, "labels": {"zone": z}} for n, z in nodes.items()]}
+
+
+def test_it_finds_moved_pending_and_scheduled_pods_and_domain_counts():
+    nodes = {"n1": "a", "n2": "b"}
+    a = result({"p1": "n1", "p2": "n1", "p3": None, "p4": "n2"}, nodes)
+    b = result({"p1": "n2", "p2": None, "p3": "n1", "p4": "n2"}, nodes)
+    diff = compare.compare(a, b, "zone")
+    assert diff["moved"] == [{"pod": "p1", "from": "n1", "to": "n2"}]
+    assert diff["became_pending"] == [{"pod": "p2", "from": "n1"}]
+    assert diff["got_scheduled"] == [{"pod": "p3", "to": "n1"}]
+    assert diff["unchanged"] == 1
+    assert diff["domains"] == [{"domain": "a", "a": 2, "b": 1}, {"domain": "b", "a": 1, "b": 2}]
+    assert (diff["a"]["pending"], diff["b"]["pending"]) == (1, 1)
+
+
+def test_it_compares_the_min_domains_example_before_and_after_a_skew_change():
+    before = engine.simulate(MIN_DOMAINS)
+    after = engine.simulate(edits.apply_edit(MIN_DOMAINS, {"op": "set_max_skew", "workload": RS, "value": 4}))
+    diff = compare.compare(before, after)
+    assert (diff["a"]["pending"], diff["b"]["pending"]) == (4, 0)
+    assert len(diff["got_scheduled"]) == 4 and diff["unchanged"] == 6
+    assert sum(d["b"] for d in diff["domains"]) == 10
+    assert compare.max_skew(before) == {"topology.kubernetes.io/zone maxSkew=2": 0}
+
+
+class ComparePageTestCase(BaseTestCase):
+    def setUp(self):
+        self.scenario = services.create_scenario(team=self.team, name="md", manifests=MIN_DOMAINS, author=self.owner)
+        head = self.scenario.head()
+        self.a = Run.objects.create(scenario=self.scenario, revision=head)
+        self.b = Run.objects.create(scenario=self.scenario, revision=head, label="draft", manifests=edits.apply_edit(
+            MIN_DOMAINS, {"op": "set_max_skew", "workload": RS, "value": 4}))
+        for run in (self.a, self.b):
+            tasks.execute_run(run.pk)
+
+    def test_it_shows_both_runs_side_by_side(self):
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/scenarios/{self.scenario.pk}/compare/?a={self.a.pk}&b={self.b.pk}")
+        self.assertContains(r, "<strong>4</strong> got scheduled")
+        self.assertContains(r, "<strong>6</strong> unchanged")
+        self.assertContains(r, "eu-west-1a")
+        self.assertContains(r, "got scheduled</td>", count=4)
+
+    def test_it_explains_an_unknown_run(self):
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/scenarios/{self.scenario.pk}/compare/?a=999999&b={self.b.pk}")
+        self.assertContains(r, "run 999999: no such run in this scenario")
+
+    def test_a_revision_without_runs_is_run_by_an_editor(self):
+        self.client.force_login(self.editor)
+        services.save_revision(self.scenario, manifests=MIN_DOMAINS, author=self.owner)
+        from unittest import mock
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
+            r = self.client.get(f"/scenarios/{self.scenario.pk}/compare/?a={self.a.pk}&b=r2")
+        self.assertContains(r, "Waiting for both runs")
+        self.assertTrue(Run.objects.filter(revision__number=2).exists())
+
+    def test_outsiders_get_404(self):
+        self.client.force_login(self.outsider)
+        self.assertEqual(self.client.get(f"/scenarios/{self.scenario.pk}/compare/").status_code, 404)
