@@ -70,3 +70,19 @@ def gated_pods(manifests, config=""):
         (pod.namespace or "default", pod.name, [getattr(g, "name", g) for g in pod.scheduling_gates])
         for pod in load(manifests, config).pods if pod.scheduling_gates
     ]
+
+
+def pod_metadata(manifests, config=""):
+    """{"ns/name": {labels, owner, priority, gates, node}} of every pod in the manifests (for the dashboard)."""
+    out = {}
+    for pod in load(manifests, config).pods:
+        owner = next((o for o in pod.owner_references if getattr(o, "controller", False)),
+                     pod.owner_references[0] if pod.owner_references else None)
+        out[f"{pod.namespace or 'default'}/{pod.name}"] = {
+            "labels": dict(pod.labels or {}),
+            "owner": f"{owner.kind}/{owner.name}" if owner else "",
+            "priority": pod.priority or 0,
+            "gates": [getattr(g, "name", g) for g in pod.scheduling_gates],
+            "node": pod.node_name or "",
+        }
+    return out
