@@ -29,7 +29,7 @@ def spec_from_post(post):
     spec = {"type": post.get("type", "")}
     if spec["type"] == "skew":
         spec.update(workload=post.get("workload", ""), index=post.get("index", "0") or "0",
-                    maxSkew=post.get("maxSkew", ""), minDomains=post.get("minDomains", "") or "none")
+                    maxSkew=post.get("maxSkew", ""), minDomains=post.get("minDomains", ""))
     elif spec["type"] == "zones":
         spec["key"] = post.get("key", "") or edits.ZONE_KEY
     return spec

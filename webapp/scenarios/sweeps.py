@@ -6,6 +6,7 @@ from . import compare, edits, engine
 from .models import Run, Sweep
 
 MAX_CELLS = 48
+KEEP = object()  # minDomains not swept: left as it is
 
 
 class SweepInvalid(edits.EditError):
@@ -36,13 +37,17 @@ def cells(revision, spec):
         workload = spec.get("workload")
         index = spec.get("index", 0)
         skews = _values(spec.get("maxSkew"), "maxSkew")
-        domains = _values(spec.get("minDomains", ["none"]), "minDomains")
+        keep = spec.get("minDomains") in (None, "", [])
+        domains = [KEEP] if keep else _values(spec.get("minDomains"), "minDomains")
         grid = [(s, d) for s in skews for d in domains]
         _bound(len(grid))
         out = []
         for s, d in grid:
-            edit = {"op": "set_spread", "workload": workload, "index": index, "maxSkew": s,
-                    "minDomains": "unset" if d is None else d}
+            edit = {"op": "set_spread", "workload": workload, "index": index, "maxSkew": s}
+            if d is KEEP:
+                out.append((f"maxSkew={s}", {"maxSkew": s}, [edit]))
+                continue
+            edit["minDomains"] = "unset" if d is None else d
             out.append((f"maxSkew={s} minDomains={'-' if d is None else d}",
                         {"maxSkew": s, "minDomains": d}, [edit]))
         return out

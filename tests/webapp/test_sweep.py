@@ -1,0 +1,110 @@
+"""Sweeps: grid cells as runs, the outcome table, the API, and a sweep executed by a real worker."""
+
+import time
+from unittest import mock
+
+import pytest
+
+from webapp.scenarios import services, sweeps, tasks
+from webapp.scenarios.models import Membership, Run, Sweep, Team
+
+from .base import BaseTestCase, make_user
+from .test_compare import MIN_DOMAINS, RS
+
+
+class SweepTestCase(BaseTestCase):
+    def setUp(self):
+        self.scenario = services.create_scenario(team=self.team, name="md", manifests=MIN_DOMAINS, author=self.owner)
+
+    def start(self, spec):
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async") as send:
+            with self.captureOnCommitCallbacks(execute=True):
+                sweep = sweeps.start(self.scenario, self.scenario.head(), spec, self.editor)
+        self.assertEqual(send.call_count, sweep.runs.count())
+        return sweep
+
+    def test_a_skew_grid_is_one_run_per_cell_with_its_outcome(self):
+        sweep = self.start({"type": "skew", "workload": RS, "maxSkew": [1, 2, 4], "minDomains": ["none", "5"]})
+        self.assertEqual(sweep.runs.count(), 6)
+        for run in sweep.runs.all():
+            tasks.execute_run(run.pk)
+        rows = {row["label"]: row for row in sweeps.table(sweep)}
+        self.assertEqual(rows["maxSkew=2 minDomains=5"]["pending"], 4)
+        self.assertEqual(rows["maxSkew=2 minDomains=-"]["pending"], 0)
+        self.assertEqual(rows["maxSkew=4 minDomains=5"]["pending"], 0)
+        self.assertEqual(rows["maxSkew=1 minDomains=5"]["scheduled"], 3)
+        self.assertIn(1, rows["maxSkew=4 minDomains=5"]["skew"].values())
+        self.assertTrue(sweeps.finished(sweep))
+
+    def test_a_zone_sweep_removes_each_zone_in_turn(self):
+        sweep = self.start({"type": "zones"})
+        labels = list(sweep.runs.order_by("id").values_list("label", flat=True))
+        self.assertEqual(labels, [f"without topology.kubernetes.io/zone=eu-west-1{z}" for z in "abc"])
+        run = sweep.runs.order_by("id").first()
+        self.assertNotIn("name: node-a\n", run.manifests)
+
+    def test_the_grid_is_bounded(self):
+        with self.assertRaises(sweeps.SweepInvalid) as e:
+            sweeps.start(self.scenario, self.scenario.head(),
+                         {"type": "skew", "workload": RS, "maxSkew": list(range(1, 8)), "minDomains": list(range(1, 9))},
+                         self.editor)
+        self.assertIn("56 cells; at most 48", str(e.exception))
+        self.assertFalse(Sweep.objects.exists())
+
+    def test_the_api_starts_with_202_and_reports_cells(self):
+        api = self.api(self.editor)
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
+            r = api.post(f"/api/scenarios/{self.scenario.pk}/sweeps/",
+                         {"type": "skew", "workload": RS, "maxSkew": [1, 3]}, format="json")
+        self.assertEqual(r.status_code, 202)
+        self.assertEqual(len(r.data["cells"]), 2)
+        self.assertFalse(r.data["finished"])
+        for run in Run.objects.filter(sweep_id=r.data["id"]):
+            tasks.execute_run(run.pk)
+        r = api.get(f"/api/sweeps/{r.data['id']}/")
+        self.assertTrue(r.data["finished"])
+        self.assertEqual([c["pending"] for c in r.data["cells"]], [7, 1])
+
+    def test_the_api_explains_a_bad_grid(self):
+        api = self.api(self.editor)
+        r = api.post(f"/api/scenarios/{self.scenario.pk}/sweeps/",
+                     {"type": "skew", "workload": RS, "maxSkew": list(range(1, 50))}, format="json")
+        self.assertEqual((r.status_code, r.data["field"]), (400, "cells"))
+        self.assertIn("at most 48", r.data["detail"])
+        r = api.post(f"/api/scenarios/{self.scenario.pk}/sweeps/", {"type": "skew", "workload": "ReplicaSet/x",
+                                                                     "maxSkew": [1]}, format="json")
+        self.assertEqual((r.status_code, r.data["object"]), (400, "ReplicaSet/default/x"))
+        self.assertEqual(self.api(self.viewer).post(f"/api/scenarios/{self.scenario.pk}/sweeps/",
+                                                    {"type": "zones"}, format="json").status_code, 403)
+
+    def test_the_page_shows_the_table(self):
+        self.client.force_login(self.editor)
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
+            r = self.client.post(f"/scenarios/{self.scenario.pk}/sweeps/new/",
+                                 {"type": "skew", "workload": RS, "maxSkew": "2", "minDomains": "5"})
+        sweep = Sweep.objects.get()
+        self.assertRedirects(r, f"/sweeps/{sweep.pk}/")
+        r = self.client.get(f"/sweeps/{sweep.pk}/")
+        self.assertContains(r, 'hx-trigger="every 1s"')
+        tasks.execute_run(sweep.runs.get().pk)
+        r = self.client.get(f"/sweeps/{sweep.pk}/")
+        self.assertContains(r, "All 1 cells finished")
+        self.assertContains(r, "maxSkew=2 minDomains=5")
+        r = self.client.post(f"/scenarios/{self.scenario.pk}/sweeps/new/", {"type": "skew", "workload": RS, "maxSkew": "a"})
+        self.assertContains(r, "maxSkew: &#x27;a&#x27; is not a whole number")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_sweep_runs_on_the_real_worker(celery_worker_proc):
+    team = Team.objects.create(name="sweepers")
+    user = make_user("sweeper")
+    Membership.objects.create(team=team, user=user, role="editor")
+    scenario = services.create_scenario(team=team, name="md", manifests=MIN_DOMAINS, author=user)
+    sweep = sweeps.start(scenario, scenario.head(), {"type": "zones"}, user)
+    deadline = time.monotonic() + 60
+    while not sweeps.finished(sweep) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    rows = sweeps.table(sweep)
+    assert [r["status"] for r in rows] == ["succeeded"] * 3
+    # Two zones left, the global minimum still forced to 0: 2 pods per zone run.
+    assert [r["scheduled"] for r in rows] == [4, 4, 4]
