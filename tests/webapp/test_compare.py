@@ -35,7 +35,7 @@ def test_it_compares_the_min_domains_example_before_and_after_a_skew_change():
     assert (diff["a"]["pending"], diff["b"]["pending"]) == (4, 0)
     assert len(diff["got_scheduled"]) == 4 and diff["unchanged"] == 6
     assert sum(d["b"] for d in diff["domains"]) == 10
-    assert compare.max_skew(before) == {"topology.kubernetes.io/zone maxSkew=2": 0}
+    assert compare.max_skew(before) == {"topology.kubernetes.io/zone (app=api)": 0}
 
 
 class ComparePageTestCase(BaseTestCase):

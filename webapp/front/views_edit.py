@@ -109,9 +109,9 @@ def draft_edit(request, pk):
         draft.refresh_from_db()
         return render_draft(request, scenario, draft, "draft-body",
                             edit_error={"message": str(e), "object": e.object, "field": e.field})
-    messages.success(request, f"Applied {edit['op']}.")
     if request.htmx:
         return render_draft(request, scenario, draft, "draft-body", edit_ok=edit)
+    messages.success(request, f"Applied {edit['op']}.")
     return redirect("draft-detail", pk=scenario.pk)
 
 

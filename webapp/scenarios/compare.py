@@ -88,7 +88,7 @@ def max_skew(result, pod_labels=None):
             key = c.get("topologyKey")
             if not key:
                 continue
-            name = f"{key} maxSkew={c.get('maxSkew')}"
+            name = f"{key} ({c.get('selector') or 'all pods'})"
             if name in out:
                 continue
             domains = {}
