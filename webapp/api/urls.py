@@ -2,7 +2,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from . import compare, drafts, pod_updates, sweeps, views
+from . import compare, drafts, pod_updates, results, sweeps, views
 
 app_name = "api"
 
@@ -27,6 +27,10 @@ urlpatterns = [
     path("scenarios/<int:pk>/pods/<str:namespace>/<str:name>/updates/", pod_updates.PodUpdatesView.as_view(),
          name="pod-updates"),
     path("scenarios/<int:pk>/pod-updates/", pod_updates.ScenarioPodUpdatesView.as_view(), name="scenario-pod-updates"),
+    path("runs/<int:run_id>/topology/", results.RunTopologyView.as_view(), name="run-topology"),
+    path("runs/<int:run_id>/timeline/", results.RunTimelineView.as_view(), name="run-timeline"),
+    path("runs/<int:run_id>/nodes/<str:name>/", results.RunNodeView.as_view(), name="run-node"),
+    path("runs/<int:run_id>/pods/<str:namespace>/<str:name>/", results.RunPodView.as_view(), name="run-pod"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="swagger-ui"),
     *router.urls,

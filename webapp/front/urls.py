@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 from django.views.generic import RedirectView
 
-from . import pod_updates, views, views_compare, views_edit, views_sweep
+from . import pod_updates, views, views_compare, views_edit, views_results, views_sweep
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="scenario-list"), name="home"),
@@ -22,6 +22,12 @@ urlpatterns = [
     path("scenarios/<int:pk>/pods/<str:namespace>/<str:name>/update/", pod_updates.pod_update, name="pod-update"),
     path("scenarios/<int:pk>/pod-updates/<int:attempt_id>/", pod_updates.pod_update_attempt, name="pod-update-attempt"),
     path("runs/<int:run_id>/", views.run_detail, name="run-detail"),
+    path("runs/<int:run_id>/topology/", views_results.run_topology, name="run-topology"),
+    path("runs/<int:run_id>/nodes/", views_results.run_nodes, name="run-nodes"),
+    path("runs/<int:run_id>/nodes/<str:name>/", views_results.run_node, name="run-node"),
+    path("runs/<int:run_id>/pods/<str:namespace>/<str:name>/", views_results.run_pod, name="run-pod"),
+    path("runs/<int:run_id>/pod/<path:pod>/", views_results.run_pod_path, name="run-pod-path"),
+    path("runs/<int:run_id>/timeline/", views_results.run_timeline, name="run-timeline"),
     path("scenarios/<int:pk>/draft/", views_edit.draft_detail, name="draft-detail"),
     path("scenarios/<int:pk>/draft/validate/", views_edit.draft_validate, name="draft-validate"),
     path("scenarios/<int:pk>/draft/edit/", views_edit.draft_edit, name="draft-edit"),

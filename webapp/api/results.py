@@ -1,0 +1,96 @@
+"""REST API: the run result dashboard's data (topology, nodes, pod explanations, timeline), from the stored result."""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import exceptions
+from rest_framework.generics import GenericAPIView
+from rest_framework.response import Response
+
+from webapp.front import results
+from webapp.scenarios import engine
+from webapp.scenarios.models import Run, Scenario
+
+
+def finished_run(request, run_id):
+    run = Run.objects.filter(pk=run_id, scenario__in=Scenario.objects.visible_to(request.user)).first()
+    if run is None:
+        raise exceptions.NotFound(f"Run {run_id} not found.")
+    if run.status != Run.Status.SUCCEEDED or not run.result:
+        raise exceptions.NotFound(f"Run {run_id} has no result yet (status {run.status}).")
+    return run, run.result
+
+
+def metadata(run):
+    try:
+        return engine.pod_metadata(*run.scenario_text())
+    except engine.ScenarioInvalid:
+        return {}
+
+
+def step_param(request):
+    raw = request.query_params.get("step", "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit():
+        raise exceptions.ValidationError({"step": ["A cycle number is expected, e.g. ?step=3."]})
+    return int(raw)
+
+
+class ResultView(GenericAPIView):
+    queryset = Run.objects.none()
+    serializer_class = None
+
+
+class RunTopologyView(ResultView):
+    """Domains of a topology key with their nodes and pods, pending pods and the spread constraint of a pod."""
+
+    @extend_schema(parameters=[
+        OpenApiParameter("key", str, description="Node label key (default the zone label)"),
+        OpenApiParameter("step", int, description="State after this cycle, replayed from the recorded events"),
+        OpenApiParameter("pod", str, description="namespace/name whose latest spread constraints to explain"),
+    ], responses=OpenApiTypes.OBJECT, operation_id="runs_topology_retrieve")
+    def get(self, request, run_id):
+        run, result = finished_run(request, run_id)
+        key = request.query_params.get("key") or results.ZONE_KEY
+        keys = results.topology_keys(result)
+        if keys and key not in keys:
+            raise exceptions.ValidationError({"key": [f"No node has the label {key!r}; try one of: {', '.join(keys)}."]})
+        view = results.topology(result, key, meta=metadata(run), step=step_param(request))
+        pod, cycle, constraints = results.spread_constraints(result, request.query_params.get("pod") or None)
+        return Response({**view, "keys": keys, "spread": {
+            "pod": pod, "cycle": cycle and cycle.get("cycle"),
+            "constraints": [results.spread_view(c, result) for c in constraints]}})
+
+
+class RunPodView(ResultView):
+    """Why a pod is where it is, or pending: FailedScheduling message, filter table, scores, sentences, nomination."""
+
+    @extend_schema(responses=OpenApiTypes.OBJECT, operation_id="runs_pod_explanation_retrieve")
+    def get(self, request, run_id, namespace, name):
+        run, result = finished_run(request, run_id)
+        explanation = results.explanation(result, f"{namespace}/{name}")
+        if explanation is None:
+            raise exceptions.NotFound(f"Pod {namespace}/{name} is not in run {run_id}.")
+        return Response(explanation)
+
+
+class RunNodeView(ResultView):
+    """A node's requested vs allocatable, taints, cordon, pods and nominations."""
+
+    @extend_schema(responses=OpenApiTypes.OBJECT, operation_id="runs_node_retrieve")
+    def get(self, request, run_id, name):
+        run, result = finished_run(request, run_id)
+        node = results.node_view(result, name, metadata(run))
+        if node is None:
+            raise exceptions.NotFound(f"Node {name} is not in run {run_id}.")
+        return Response(node)
+
+
+class RunTimelineView(ResultView):
+    """One simulation cycle (?step=N) with its pod, outcome, node, message and events."""
+
+    @extend_schema(parameters=[OpenApiParameter("step", int, description="Cycle number (default the first)")],
+                   responses=OpenApiTypes.OBJECT, operation_id="runs_timeline_retrieve")
+    def get(self, request, run_id):
+        _, result = finished_run(request, run_id)
+        return Response(results.timeline(result, step_param(request)))

@@ -1,0 +1,409 @@
+"""View models of a run result: domains, chips, bars, sentences.
+
+Pure functions over the engine's result dict (and optional pod metadata from
+engine.pod_metadata). They only read the recorded trace; nothing here
+recomputes scheduling. The topology "after step N" replays recorded events.
+"""
+
+import hashlib
+
+ZONE_KEY = "topology.kubernetes.io/zone"
+PREFERRED_KEYS = [ZONE_KEY, "kubernetes.io/hostname", "topology.kubernetes.io/region"]
+SHORT_KEYS = {ZONE_KEY: "zone", "kubernetes.io/hostname": "hostname", "topology.kubernetes.io/region": "region"}
+# Colour-blind friendly, readable with dark text.
+PALETTE = ["#8dd3c7", "#ffd92f", "#bebada", "#fb8072", "#80b1d3", "#fdb462", "#b3de69",
+           "#fccde5", "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f"]
+RESOURCES = ("cpu", "memory", "pods")
+NO_DOMAIN = "(no label)"
+
+
+def short_key(key):
+    return SHORT_KEYS.get(key, key)
+
+
+def workload_of(pod, meta=None):
+    """A pod's workload: its controller owner, else its app label, else the pod itself."""
+    info = (meta or {}).get(pod) or {}
+    if info.get("owner"):
+        return info["owner"]
+    labels = info.get("labels") or {}
+    for label in ("app.kubernetes.io/name", "app"):
+        if labels.get(label):
+            return f"{label}={labels[label]}"
+    return pod.split("/", 1)[-1]
+
+
+def colour(workload):
+    """A stable colour per workload name (the same in every run and page)."""
+    return PALETTE[int(hashlib.sha1(workload.encode()).hexdigest(), 16) % len(PALETTE)]
+
+
+def chip(pod, meta=None, status="placed"):
+    workload = workload_of(pod, meta)
+    namespace, _, name = pod.partition("/")
+    return {"pod": pod, "namespace": namespace, "name": name, "workload": workload,
+            "colour": colour(workload), "status": status}
+
+
+def topology_keys(result):
+    """Label keys present on nodes, the usual topology keys first."""
+    keys = set()
+    for node in result.get("nodes", []):
+        keys.update((node.get("labels") or {}).keys())
+    return [k for k in PREFERRED_KEYS if k in keys] + sorted(keys - set(PREFERRED_KEYS))
+
+
+def cycles(result):
+    return sorted(result.get("cycles", []), key=lambda c: c.get("cycle", 0))
+
+
+def last_step(result):
+    return max([c.get("cycle", 0) for c in result.get("cycles", [])] + [0])
+
+
+def placements(result, step=None):
+    """{node: [pods]} and the pods still pending, finally or right after cycle `step`.
+
+    For a step, the recorded events are replayed from the initial state: the final
+    placement minus the pods the events bound, plus the pods they preempted.
+    """
+    nodes = {n["name"]: list(n.get("pods", [])) for n in result.get("nodes", [])}
+    pending_rows = [r["pod"] for r in result.get("pods", [])]
+    if step is None:
+        pending = [r["pod"] for r in result.get("pods", []) if not r.get("node")]
+        return nodes, pending
+    events = sorted(result.get("events", []), key=lambda e: e.get("seq", 0))
+    for event in reversed(events):
+        pods = nodes.setdefault(event.get("node") or "", [])
+        if event.get("reason") == "Scheduled" and event["pod"] in pods:
+            pods.remove(event["pod"])
+        elif event.get("reason") == "Preempted" and event.get("node"):
+            pods.append(event["pod"])
+    for event in events:
+        if event.get("cycle", 0) > step:
+            break
+        pods = nodes.setdefault(event.get("node") or "", [])
+        if event.get("reason") == "Scheduled":
+            pods.append(event["pod"])
+        elif event.get("reason") == "Preempted" and event["pod"] in pods:
+            pods.remove(event["pod"])
+    nodes.pop("", None)
+    placed = {p for pods in nodes.values() for p in pods}
+    return nodes, [p for p in pending_rows if p not in placed]
+
+
+def pending_status(result, pod, step=None):
+    """The pod's outcome, or at a step its latest attempt's result so far ("Pending" before its first)."""
+    if step is not None:
+        tried = [c for c in cycles(result) if c.get("pod") == pod and c.get("cycle", 0) <= step]
+        return tried[-1].get("result") or "Pending" if tried else "Pending"
+    row = next((r for r in result.get("pods", []) if r["pod"] == pod), {})
+    return row.get("outcome") or "Pending"
+
+
+def topology(result, key=ZONE_KEY, meta=None, step=None):
+    """Domains (columns) of `key` with their nodes and pod chips, a pending tray and a legend."""
+    placed, pending = placements(result, step)
+    nominated_pods, nominated_nodes = nominations(result, step)
+    domains = {}
+    for node in result.get("nodes", []):
+        value = (node.get("labels") or {}).get(key, NO_DOMAIN)
+        domains.setdefault(value, []).append({
+            "name": node["name"], "cordoned": bool(node.get("unschedulable")),
+            "tainted": bool(node.get("taints")), "nominated": nominated_nodes.get(node["name"], []),
+            "chips": [chip(p, meta) for p in placed.get(node["name"], [])],
+        })
+    columns = [{"name": name, "nodes": nodes, "count": sum(len(n["chips"]) for n in nodes),
+                "missing": name == NO_DOMAIN}
+               for name, nodes in sorted(domains.items(), key=lambda kv: (kv[0] == NO_DOMAIN, kv[0]))]
+    tray = [dict(chip(p, meta, status=pending_status(result, p, step)), nominated=nominated_pods.get(p, ""))
+            for p in pending]
+    legend = {}
+    for column in columns:
+        for node in column["nodes"]:
+            for c in node["chips"]:
+                legend[c["workload"]] = c["colour"]
+    for c in tray:
+        legend[c["workload"]] = c["colour"]
+    return {"key": key, "short_key": short_key(key), "step": step, "domains": columns, "pending": tray,
+            "legend": [{"workload": w, "colour": legend[w]} for w in sorted(legend)]}
+
+
+def latest_cycle(result, pod):
+    found = [c for c in cycles(result) if c.get("pod") == pod]
+    return found[-1] if found else None
+
+
+def spread_constraints(result, pod=None):
+    """(pod, cycle, constraints) of the pod's latest cycle with a PodTopologySpread explain.
+
+    Without a pod: the latest such cycle of a pod left pending, else of any pod.
+    """
+    with_spread = [c for c in cycles(result)
+                   if ((c.get("plugins") or {}).get("PodTopologySpread") or {}).get("constraints")]
+    if pod:
+        with_spread = [c for c in with_spread if c.get("pod") == pod]
+    else:
+        pending = {r["pod"] for r in result.get("pods", []) if not r.get("node")}
+        with_spread = [c for c in with_spread if c.get("pod") in pending] or with_spread
+    if not with_spread:
+        return None, None, []
+    cycle = with_spread[-1]
+    return cycle["pod"], cycle, cycle["plugins"]["PodTopologySpread"]["constraints"]
+
+
+def ignored_reason(reason):
+    if isinstance(reason, dict):
+        return reason.get("reason") or ", ".join(f"{k}: {v}" for k, v in reason.items())
+    if isinstance(reason, (list, tuple)):
+        return "; ".join(str(r) for r in reason)
+    return str(reason)
+
+
+def spread_view(constraint, result):
+    """Per-domain counts, skews and eligibility of one PodTopologySpread constraint."""
+    key = constraint.get("topologyKey", "")
+    minimum = constraint.get("globalMinimum", 0) or 0
+    max_skew = constraint.get("maxSkew", 1)
+    self_match = constraint.get("selfMatch", 1)
+    counts = constraint.get("domains") or {}
+    eligible = set(constraint.get("eligibleDomains") or [])
+    ignored = constraint.get("ignoredNodes") or {}
+    node_domain = {}
+    missing = []
+    for node in result.get("nodes", []):
+        labels = node.get("labels") or {}
+        if key in labels:
+            node_domain[node["name"]] = labels[key]
+        else:
+            missing.append(node["name"])
+    names = sorted(set(counts) | set(node_domain.values()))
+    rows = []
+    for name in names:
+        count = counts.get(name, 0)
+        skew = count + self_match - minimum
+        nodes = [n for n, d in node_domain.items() if d == name]
+        why = [f"{n}: {ignored_reason(ignored[n])}" for n in nodes if n in ignored]
+        is_eligible = name in eligible or (not eligible and name in counts)
+        rows.append({
+            "name": name, "count": count, "skew": skew, "fits": skew <= max_skew,
+            "eligible": is_eligible, "why": why or ([] if is_eligible else ["no eligible node in this domain"]),
+            "in_band": minimum <= count <= minimum + max_skew,
+        })
+    ignored_rows = [{"node": n, "reason": ignored_reason(r)} for n, r in sorted(ignored.items())]
+    ignored_rows += [{"node": n, "reason": f"missing label {key}"} for n in missing if n not in ignored]
+    top = max([r["count"] for r in rows] + [minimum + max_skew, 1])
+    for row in rows:
+        row["pct"] = round(100 * row["count"] / top)
+    return {
+        "key": key, "short_key": short_key(key), "maxSkew": max_skew, "minDomains": constraint.get("minDomains"),
+        "whenUnsatisfiable": constraint.get("whenUnsatisfiable"), "selector": constraint.get("selector", ""),
+        "selfMatch": self_match, "globalMinimum": minimum, "band_max": minimum + max_skew,
+        "band_pct": round(100 * (minimum + max_skew) / top), "domains": rows, "ignored": ignored_rows,
+        "min_domains_sentence": min_domains_sentence(constraint),
+        "origin": constraint.get("origin", ""),
+    }
+
+
+def min_domains_sentence(constraint):
+    if not constraint.get("minDomainsForcedZero"):
+        return ""
+    count = constraint.get("domainCount", len(constraint.get("eligibleDomains") or []))
+    return (f"{count} of {constraint.get('minDomains')} domains: global minimum treated as 0 "
+            f"(fewer eligible domains than minDomains).")
+
+
+def spread_sentences(constraint):
+    """One plain sentence per node the constraint rejected."""
+    out = []
+    key = short_key(constraint.get("topologyKey", ""))
+    max_skew = constraint.get("maxSkew", 1)
+    for node, info in sorted((constraint.get("nodes") or {}).items()):
+        if info.get("fits", True):
+            continue
+        if info.get("domain") is None:
+            out.append(f"{node} has no {constraint.get('topologyKey')} label, so the constraint rejects it.")
+            continue
+        n = info.get("matchNum", 0)
+        out.append(f"{key} {info.get('domain')} already has {n} matching pod{'s' if n != 1 else ''}; "
+                   f"placing here ({node}) would make skew {info.get('skew')} > maxSkew {max_skew}.")
+    return out
+
+
+def explanation(result, pod):
+    """Why a pod landed where it did, or why it is pending: message, filter table, scores, sentences."""
+    row = next((r for r in result.get("pods", []) if r["pod"] == pod), None)
+    cycle = latest_cycle(result, pod)
+    if row is None and cycle is None:
+        return None
+    cycle = cycle or {}
+    filt = cycle.get("filter") or {}
+    plugins = sorted({v.get("plugin") for v in filt.values() if v.get("plugin")})
+    table = []
+    for node in sorted(filt):
+        verdict = filt[node]
+        failed = verdict.get("plugin")
+        passed = verdict.get("code", "Success") == "Success"
+        cells = []
+        for plugin in plugins:
+            if plugin == failed and not passed:
+                cells.append({"verdict": verdict.get("code"), "reason": "; ".join(verdict.get("reasons") or []),
+                              "ok": False})
+            else:
+                cells.append({"verdict": "pass" if passed else "", "reason": "", "ok": passed})
+        table.append({"node": node, "passed": passed, "code": verdict.get("code", "Success"), "cells": cells,
+                      "reasons": "; ".join(verdict.get("reasons") or [])})
+    scores = cycle.get("scores") or {}
+    score_plugins = sorted({p for s in scores.values() for p in (s.get("plugins") or {})})
+    score_rows = [{"node": n, "total": s.get("total"),
+                   "plugins": [(s.get("plugins") or {}).get(p, "") for p in score_plugins]}
+                  for n, s in sorted(scores.items(), key=lambda kv: -(kv[1].get("total") or 0))]
+    sentences = []
+    for constraint in ((cycle.get("plugins") or {}).get("PodTopologySpread") or {}).get("constraints", []):
+        sentences += spread_sentences(constraint)
+        if constraint.get("minDomainsForcedZero"):
+            sentences.append(min_domains_sentence(constraint))
+    for t in table:
+        if not t["passed"] and filt[t["node"]].get("plugin") != "PodTopologySpread":
+            sentences.append(f"{t['node']}: {filt[t['node']].get('plugin') or 'filter'} says {t['reasons']}.")
+    row = row or {"pod": pod}
+    return {
+        "pod": pod, "outcome": row.get("outcome", cycle.get("result", "")), "node": row.get("node"),
+        "nominatedNode": row.get("nominatedNode"),
+        "message": row.get("message") or cycle.get("message") or "",
+        "cycle": cycle.get("cycle"), "attempts": len([c for c in cycles(result) if c.get("pod") == pod]),
+        "plugins": plugins, "filter": table, "score_plugins": score_plugins, "scores": score_rows,
+        "sentences": sentences, "nomination": nomination(result, pod),
+    }
+
+
+def nomination(result, pod):
+    """The pod's latest preemption: nominated node, victims, that node's pods before and after."""
+    chosen = [c for c in cycles(result) if c.get("pod") == pod
+              and ((c.get("plugins") or {}).get("DefaultPreemption") or {}).get("chosen")]
+    if not chosen:
+        return None
+    cycle = chosen[-1]
+    explain = cycle["plugins"]["DefaultPreemption"]
+    node = explain["chosen"]
+    candidate = next((c for c in explain.get("candidates", []) if c.get("node") == node), {})
+    victims = [v.get("pod") if isinstance(v, dict) else v for v in candidate.get("victims", [])]
+    victims = victims or list(explain.get("evictions") or [])
+    before_nodes, _ = placements(result, cycle["cycle"] - 1)
+    after_nodes, _ = placements(result, cycle["cycle"])
+    return {
+        "pod": pod, "node": node, "cycle": cycle["cycle"], "victims": victims,
+        "decidedBy": explain.get("decidedBy") or "",
+        "before": before_nodes.get(node, []), "after": after_nodes.get(node, []),
+        "candidates": [{"node": c.get("node"), "chosen": c.get("chosen"),
+                        "victims": [v.get("pod") if isinstance(v, dict) else v for v in c.get("victims", [])],
+                        "lost": c.get("lost")} for c in explain.get("candidates", [])],
+    }
+
+
+def nominations(result, step=None):
+    """{pod: node} of nominated pods, and {node: [pods]} nominated there (up to cycle `step`)."""
+    pods = {}
+    for c in cycles(result):
+        if step is not None and c.get("cycle", 0) > step:
+            break
+        chosen = ((c.get("plugins") or {}).get("DefaultPreemption") or {}).get("chosen")
+        if chosen:
+            pods[c["pod"]] = chosen
+    for row in result.get("pods", []) if step is None else []:
+        if row.get("nominatedNode"):
+            pods[row["pod"]] = row["nominatedNode"]
+    nodes = {}
+    for pod, node in pods.items():
+        nodes.setdefault(node, []).append(pod)
+    return pods, nodes
+
+
+def quantity(resource, value):
+    if value is None:
+        return "—"
+    if resource == "cpu":
+        return f"{value / 1000:g}" if value % 1000 == 0 else f"{value}m"
+    if resource == "memory":
+        for unit, size in (("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)):
+            if value >= size:
+                return f"{value / size:.1f}{unit}".replace(".0" + unit, unit)
+        return str(value)
+    return str(value)
+
+
+def node_bars(node):
+    """Requested vs allocatable bars for cpu, memory and pods."""
+    bars = []
+    allocatable = node.get("allocatable") or {}
+    requested = node.get("requested") or {}
+    for resource in RESOURCES:
+        total, used = allocatable.get(resource), requested.get(resource, 0) or 0
+        pct = round(100 * used / total) if total else 0
+        bars.append({"resource": resource, "requested": quantity(resource, used),
+                     "allocatable": quantity(resource, total), "pct": min(pct, 100), "raw_pct": pct,
+                     "level": "full" if pct >= 90 else "high" if pct >= 70 else "ok"})
+    return bars
+
+
+def taint_text(taint):
+    if isinstance(taint, dict):
+        value = f"={taint['value']}" if taint.get("value") else ""
+        return f"{taint.get('key')}{value}:{taint.get('effect')}"
+    return str(taint)
+
+
+def node_view(result, name, meta=None):
+    node = next((n for n in result.get("nodes", []) if n["name"] == name), None)
+    if node is None:
+        return None
+    _, nominated = nominations(result)
+    return {
+        "name": name, "labels": sorted((node.get("labels") or {}).items()),
+        "taints": [taint_text(t) for t in node.get("taints") or []], "cordoned": bool(node.get("unschedulable")),
+        "bars": node_bars(node), "chips": [chip(p, meta) for p in node.get("pods", [])],
+        "nominated": nominated.get(name, []),
+        "evicted_here": [e["pod"] for e in result.get("events", [])
+                         if e.get("reason") == "Preempted" and e.get("node") == name],
+        "allocatable": node.get("allocatable") or {}, "requested": node.get("requested") or {},
+    }
+
+
+def nodes_overview(result):
+    _, nominated = nominations(result)
+    return [{"name": n["name"], "cordoned": bool(n.get("unschedulable")),
+             "taints": [taint_text(t) for t in n.get("taints") or []], "bars": node_bars(n),
+             "pods": len(n.get("pods", [])), "nominated": nominated.get(n["name"], [])}
+            for n in result.get("nodes", [])]
+
+
+def timeline(result, step=None):
+    """Cycle `step` (1-based, clamped) of the simulation, with its events and neighbours."""
+    all_cycles = cycles(result)
+    numbers = [c.get("cycle") for c in all_cycles]
+    if not numbers:
+        return {"step": 0, "first": 0, "last": 0, "prev": None, "next": None, "cycle": None, "events": [],
+                "total": 0, "outcomes": []}
+    if step is None or step not in numbers:
+        step = min(max(step or numbers[0], numbers[0]), numbers[-1])
+        step = next(n for n in numbers if n >= step)
+    index = numbers.index(step)
+    cycle = all_cycles[index]
+    return {
+        "step": step, "first": numbers[0], "last": numbers[-1], "total": len(numbers), "index": index + 1,
+        "prev": numbers[index - 1] if index > 0 else None,
+        "next": numbers[index + 1] if index + 1 < len(numbers) else None,
+        "cycle": {"cycle": step, "pod": cycle.get("pod"), "attempt": cycle.get("attempt"),
+                  "result": cycle.get("result"), "node": cycle.get("node"), "message": cycle.get("message") or ""},
+        "events": [e for e in result.get("events", []) if e.get("cycle") == step],
+        "outcomes": [{"cycle": c.get("cycle"), "pod": c.get("pod"), "result": c.get("result")}
+                     for c in all_cycles],
+    }
+
+
+def pod_names(result):
+    """Every pod the result mentions (pending ones first)."""
+    names = [r["pod"] for r in result.get("pods", [])]
+    for node in result.get("nodes", []):
+        names += [p for p in node.get("pods", []) if p not in names]
+    return names

@@ -1,0 +1,112 @@
+"""Run result dashboard: topology, nodes, pod explanations, nominations and the events timeline."""
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+
+from webapp.scenarios import engine
+from webapp.scenarios.models import Run
+
+from . import results
+from .views import get_scenario
+
+
+def finished_run(request, run_id):
+    """(run, result) of a run the user may see; 404 for others or while it has no result."""
+    run = get_object_or_404(Run.objects.select_related("revision", "scenario__team", "created_by"), pk=run_id)
+    scenario = get_scenario(request, run.scenario_id)
+    if run.status != Run.Status.SUCCEEDED or not run.result:
+        raise Http404(f"Run {run.pk} has no result yet ({run.status}).")
+    return run, scenario, run.result
+
+
+def metadata(run):
+    """Pod labels/owners from the run's manifests; {} if they no longer parse (the trace still shows)."""
+    try:
+        return engine.pod_metadata(*run.scenario_text())
+    except engine.ScenarioInvalid:
+        return {}
+
+
+def int_param(request, name):
+    raw = request.GET.get(name, "").strip()
+    return int(raw) if raw.isdigit() else None
+
+
+def topology_context(run, result, key, step, pod):
+    meta = metadata(run)
+    keys = results.topology_keys(result)
+    if key not in keys:
+        key = keys[0] if keys else results.ZONE_KEY
+    view = results.topology(result, key, meta=meta, step=step)
+    spread_pod, cycle, constraints = results.spread_constraints(result, pod)
+    nominated_pods, nominated_nodes = results.nominations(result)
+    return {
+        "run": run, "topo": view, "keys": keys, "key": key, "step": step, "last_step": results.last_step(result),
+        "spread_pod": spread_pod, "spread_pod_ns": (spread_pod or "/").split("/", 1)[0],
+        "spread_pod_name": (spread_pod or "/").split("/", 1)[1], "spread_cycle": cycle and cycle.get("cycle"),
+        "spreads": [results.spread_view(c, result) for c in constraints],
+        "spread_pods": sorted({c.get("pod") for c in results.cycles(result)
+                               if ((c.get("plugins") or {}).get("PodTopologySpread") or {}).get("constraints")}),
+        "nominated_pods": nominated_pods, "nominated_nodes": nominated_nodes,
+    }
+
+
+@login_required
+def run_topology(request, run_id):
+    run, scenario, result = finished_run(request, run_id)
+    context = {"scenario": scenario, **topology_context(
+        run, result, request.GET.get("key", results.ZONE_KEY), int_param(request, "step"),
+        request.GET.get("pod") or None)}
+    if request.htmx:
+        return render(request, "front/run_topology.html#topology-panel", context)
+    return render(request, "front/run_topology.html", context)
+
+
+@login_required
+def run_pod(request, run_id, namespace, name):
+    run, scenario, result = finished_run(request, run_id)
+    pod = f"{namespace}/{name}"
+    explanation = results.explanation(result, pod)
+    if explanation is None:
+        raise Http404(f"Pod {pod} is not in run {run.pk}.")
+    return render(request, "front/run_pod.html", {"run": run, "scenario": scenario, "x": explanation,
+                                                   "chip": results.chip(pod, metadata(run))})
+
+
+@login_required
+def run_pod_path(request, run_id, pod):
+    """The pod page by "namespace/name" (as the result tables print pods)."""
+    namespace, _, name = pod.partition("/")
+    if not name:
+        raise Http404(f"Pod {pod}: expected namespace/name.")
+    return redirect("run-pod", run_id=run_id, namespace=namespace, name=name)
+
+
+@login_required
+def run_node(request, run_id, name):
+    run, scenario, result = finished_run(request, run_id)
+    node = results.node_view(result, name, metadata(run))
+    if node is None:
+        raise Http404(f"Node {name} is not in run {run.pk}.")
+    return render(request, "front/run_node.html", {"run": run, "scenario": scenario, "node": node})
+
+
+@login_required
+def run_nodes(request, run_id):
+    run, scenario, result = finished_run(request, run_id)
+    return render(request, "front/run_nodes.html", {"run": run, "scenario": scenario,
+                                                     "nodes": results.nodes_overview(result)})
+
+
+@login_required
+def run_timeline(request, run_id):
+    run, scenario, result = finished_run(request, run_id)
+    tl = results.timeline(result, int_param(request, "step"))
+    key = request.GET.get("key", results.ZONE_KEY)
+    pod = (tl["cycle"] or {}).get("pod") or "/"
+    context = {"run": run, "scenario": scenario, "tl": tl, "tl_ns": pod.split("/", 1)[0], "tl_name": pod.split("/", 1)[1],
+               **topology_context(run, result, key, tl["step"], None)}
+    if request.htmx:
+        return render(request, "front/run_timeline.html#timeline-panel", context)
+    return render(request, "front/run_timeline.html", context)
