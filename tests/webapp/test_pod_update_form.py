@@ -54,7 +54,7 @@ class PodUpdateFormTests(BaseTestCase):
         self.assertNotIn("<html", panel)
         self.assertIn("data/db-0", panel)
         self.assertIn("example.com/placement", panel)
-        self.assertIn("topology.kubernetes.io/zone In z1,z2", panel)
+        self.assertIn("topology.kubernetes.io/zone In z1, z2", panel)
         self.assertNotIn("web-1", panel)  # not gated
         self.assertIn("Updates</a>", panel)  # a viewer reads, does not propose
 
@@ -72,7 +72,7 @@ class PodUpdateFormTests(BaseTestCase):
         html = response.content.decode()
         self.assertNotIn("<html", html)
         self.assertIn("Rejected — nothing changed", html)
-        self.assertIn("nodeSelectorTerms[0]</code>: <strong>FieldValueInvalid</strong>: only additions are allowed", html)
+        self.assertIn("nodeSelectorTerms[0]</code>: <strong>FieldValueInvalid</strong>: <span class="detail">only additions are allowed", html)
         self.assertIn("<strong>changed</strong> matchExpressions[0]", html)
         self.assertIn("(values changed: loosened)", html)
         self.assertIn('class="attempt-rejected"', html)

@@ -137,4 +137,4 @@ class PodUpdateServiceTests(BaseTestCase):
         scenario = self.scenario_with(MULTI)
         [pod] = pod_updates.gated_pods(scenario.head())
         self.assertEqual((pod["namespace"], pod["name"], pod["gates"]), ("data", "db-0", ["example.com/placement"]))
-        self.assertEqual(pod["required_terms"], ["topology.kubernetes.io/zone In z1,z2"])
+        self.assertEqual(pod["required_terms"], ["topology.kubernetes.io/zone In z1, z2"])

@@ -138,7 +138,7 @@ def summary(pod):
         parts = []
         for list_name in ("matchExpressions", "matchFields"):
             for req in (term or {}).get(list_name) or []:
-                values = ",".join(str(v) for v in req.get("values") or [])
+                values = ", ".join(str(v) for v in req.get("values") or [])
                 parts.append(f"{req.get('key')} {req.get('operator')}{' ' + values if values else ''}")
         terms.append(" and ".join(parts) or "(empty term)")
     return {
