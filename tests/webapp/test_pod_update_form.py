@@ -72,7 +72,7 @@ class PodUpdateFormTests(BaseTestCase):
         html = response.content.decode()
         self.assertNotIn("<html", html)
         self.assertIn("Rejected — nothing changed", html)
-        self.assertIn("nodeSelectorTerms[0]</code>: <strong>FieldValueInvalid</strong>: <span class="detail">only additions are allowed", html)
+        self.assertIn('nodeSelectorTerms[0]</code>: <strong>FieldValueInvalid</strong>: <span class="detail">only additions are allowed', html)
         self.assertIn("<strong>changed</strong> matchExpressions[0]", html)
         self.assertIn("(values changed: loosened)", html)
         self.assertIn('class="attempt-rejected"', html)
