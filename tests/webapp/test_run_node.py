@@ -1,0 +1,42 @@
+"""Node pages: requested vs allocatable bars, cordon/taints, pods, nominations."""
+
+from .base import BaseTestCase
+from .test_run_topology import example_run
+
+
+class RunNodeTestCase(BaseTestCase):
+    @classmethod
+    def setUpTestData(cls):
+        super().setUpTestData()
+        cls.the_run = example_run(cls, "preemption")
+
+    def test_it_shows_a_node_with_bars_and_its_pods(self):
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{self.the_run.pk}/nodes/node-a/")
+        self.assertEqual(r.status_code, 200)
+        self.assertContains(r, "Node node-a")
+        self.assertContains(r, 'aria-label="cpu requested"')
+        self.assertContains(r, "checkout-3c5e7a9b2-x3y4z")
+        self.assertContains(r, "nominated: default/checkout-3c5e7a9b2-x3y4z")
+        self.assertContains(r, "Evicted from this node")
+
+    def test_it_lists_all_nodes_with_bars(self):
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{self.the_run.pk}/nodes/")
+        self.assertContains(r, 'aria-label="node node-a"')
+        self.assertContains(r, 'aria-label="node node-b"')
+        self.assertContains(r, "(95%)")
+
+    def test_it_marks_cordoned_and_tainted_nodes(self):
+        result = {"nodes": [{"name": "n1", "labels": {}, "taints": [{"key": "k", "value": "v", "effect": "NoSchedule"}],
+                             "unschedulable": True, "allocatable": {"cpu": 1000}, "requested": {"cpu": 0}, "pods": []}]}
+        self.the_run.result = result
+        self.the_run.save()
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{self.the_run.pk}/nodes/n1/")
+        self.assertContains(r, "cordoned")
+        self.assertContains(r, "k=v:NoSchedule")
+
+    def test_it_is_404_for_an_unknown_node(self):
+        self.client.force_login(self.viewer)
+        self.assertEqual(self.client.get(f"/runs/{self.the_run.pk}/nodes/nope/").status_code, 404)

@@ -1,0 +1,49 @@
+"""A pod's explanation page: FailedScheduling message, filter table, sentences, nomination."""
+
+from webapp.scenarios.models import Run
+
+from .base import BaseTestCase
+from .test_run_topology import example_run
+
+
+class RunPodTestCase(BaseTestCase):
+    @classmethod
+    def setUpTestData(cls):
+        super().setUpTestData()
+        cls.the_run = example_run(cls, "min-domains")
+        cls.preempt = example_run(cls, "preemption")
+
+    def test_it_explains_a_pending_pod(self):
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{self.the_run.pk}/pods/default/api-5b7d9c8f4-e1f2g/")
+        self.assertEqual(r.status_code, 200)
+        self.assertContains(r, "0/3 nodes are available: 3 node(s) didn&#x27;t match pod topology spread constraints")
+        self.assertContains(r, "zone eu-west-1b already has 2 matching pods; placing here (node-b) would make skew 3 &gt; maxSkew 2.")
+        self.assertContains(r, "<th scope=\"col\">PodTopologySpread</th>", html=False)
+        self.assertContains(r, "3 of 5 domains: global minimum treated as 0")
+
+    def test_it_shows_the_nomination_victims_and_before_after(self):
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{self.preempt.pk}/pods/default/checkout-3c5e7a9b2-x3y4z/")
+        self.assertContains(r, "Nominated node")
+        self.assertContains(r, "<del>default/batch-4f6c8d7b9-m6n7p</del>", html=False)
+        self.assertContains(r, "lost on lowest highest-priority victim against node-a")
+
+    def test_it_redirects_the_namespace_slash_name_link(self):
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{self.the_run.pk}/pod/default/api-5b7d9c8f4-e1f2g/")
+        self.assertRedirects(r, f"/runs/{self.the_run.pk}/pods/default/api-5b7d9c8f4-e1f2g/")
+
+    def test_it_is_404_for_an_unknown_pod_or_outsider(self):
+        self.client.force_login(self.viewer)
+        self.assertEqual(self.client.get(f"/runs/{self.the_run.pk}/pods/default/nope/").status_code, 404)
+        self.client.force_login(self.outsider)
+        self.assertEqual(self.client.get(f"/runs/{self.the_run.pk}/pods/default/api-5b7d9c8f4-e1f2g/").status_code, 404)
+
+    def test_it_survives_a_run_whose_result_lacks_cycles(self):
+        run = Run.objects.create(scenario=self.scenario, revision=self.scenario.head(), status="succeeded",
+                                 result={"pods": [{"pod": "default/web", "outcome": "Unschedulable",
+                                                   "message": "0/1 nodes are available."}]})
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{run.pk}/pods/default/web/")
+        self.assertContains(r, "0/1 nodes are available.")

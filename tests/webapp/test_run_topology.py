@@ -1,0 +1,67 @@
+"""The run's topology page: domains, chips, pending tray, spread constraint explain; key switch via htmx."""
+
+from webapp.scenarios import engine, services
+from webapp.scenarios.management.commands.load_examples import EXAMPLES_DIR
+from webapp.scenarios.models import Run
+
+from .base import BaseTestCase
+
+
+def example_run(case, name):
+    text = (EXAMPLES_DIR / f"{name}.yaml").read_text()
+    scenario = services.create_scenario(team=case.team, name=name, manifests=text, author=case.owner)
+    return Run.objects.create(scenario=scenario, revision=scenario.head(), status="succeeded",
+                              result=engine.simulate(text))
+
+
+class RunTopologyTestCase(BaseTestCase):
+    @classmethod
+    def setUpTestData(cls):
+        super().setUpTestData()
+        cls.the_run = example_run(cls, "min-domains")
+
+    def test_it_shows_zones_as_columns_with_pods_and_the_pending_tray(self):
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{self.the_run.pk}/topology/")
+        self.assertEqual(r.status_code, 200)
+        self.assertContains(r, 'aria-label="zone eu-west-1a"')
+        self.assertContains(r, "api-5b7d9c8f4-a1b2c")
+        self.assertContains(r, "Pending (4)")
+        self.assertContains(r, "ReplicaSet/api-5b7d9c8f4")
+        self.assertContains(r, f'href="/runs/{self.the_run.pk}/pods/default/api-5b7d9c8f4-e1f2g/"')
+
+    def test_it_explains_the_spread_constraint_and_the_min_domains_shortfall(self):
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{self.the_run.pk}/topology/")
+        self.assertContains(r, "3 of 5 domains: global minimum treated as 0")
+        self.assertContains(r, "Global minimum <strong>0</strong>; allowed band 0–2")
+        self.assertContains(r, "&gt; maxSkew 2", count=3)
+
+    def test_it_switches_the_key_with_an_htmx_fragment(self):
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{self.the_run.pk}/topology/?key=kubernetes.io/hostname",
+                            headers={"HX-Request": "true"})
+        self.assertNotContains(r, "<html")
+        self.assertContains(r, 'id="topology-panel"')
+        self.assertContains(r, 'aria-label="hostname node-b"')
+        self.assertNotContains(r, 'aria-label="zone eu-west-1a"')
+
+    def test_it_falls_back_to_the_first_key_for_an_unknown_one(self):
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{self.the_run.pk}/topology/?key=nope")
+        self.assertContains(r, 'aria-label="zone eu-west-1a"')
+
+    def test_it_hides_runs_of_other_teams(self):
+        self.client.force_login(self.outsider)
+        self.assertEqual(self.client.get(f"/runs/{self.the_run.pk}/topology/").status_code, 404)
+
+    def test_it_is_404_until_the_run_has_a_result(self):
+        run = Run.objects.create(scenario=self.scenario, revision=self.scenario.head())
+        self.client.force_login(self.viewer)
+        self.assertEqual(self.client.get(f"/runs/{run.pk}/topology/").status_code, 404)
+
+    def test_it_links_the_result_page_to_the_dashboard(self):
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{self.the_run.pk}/")
+        self.assertContains(r, f'href="/runs/{self.the_run.pk}/topology/"')
+        self.assertContains(r, f'href="/runs/{self.the_run.pk}/pod/default/api-5b7d9c8f4-e1f2g/"')
