@@ -47,3 +47,10 @@ class RunPodTestCase(BaseTestCase):
         self.client.force_login(self.viewer)
         r = self.client.get(f"/runs/{run.pk}/pods/default/web/")
         self.assertContains(r, "0/1 nodes are available.")
+
+    def test_it_lists_earlier_attempts_with_their_messages(self):
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{self.preempt.pk}/pods/default/checkout-3c5e7a9b2-x3y4z/")
+        self.assertContains(r, "<h2>Attempts</h2>", html=False)
+        self.assertContains(r, "0/2 nodes are available: 2 Insufficient cpu.")
+        self.assertContains(r, f'href="/runs/{self.preempt.pk}/timeline/?step=1"')

@@ -274,6 +274,9 @@ def explanation(result, pod):
         "cycle": cycle.get("cycle"), "attempts": len([c for c in cycles(result) if c.get("pod") == pod]),
         "plugins": plugins, "filter": table, "score_plugins": score_plugins, "scores": score_rows,
         "sentences": sentences, "nomination": nomination(result, pod),
+        "history": [{"cycle": c.get("cycle"), "attempt": c.get("attempt"), "result": c.get("result"),
+                     "node": c.get("node"), "message": c.get("message") or ""}
+                    for c in cycles(result) if c.get("pod") == pod],
     }
 
 
