@@ -281,18 +281,30 @@ def bench_size(args: argparse.Namespace, size_name: str, workdir: Path,
 
 
 def _probe(args: argparse.Namespace, size, workdir: Path, mode: str) -> dict:
+    """Simulate the first ``--probe-pods`` pending pods, and none: the difference is the
+    per-pod rate without the fixed cost of a simulation (snapshot, frameworks, result)."""
     from .generate import generate, to_yaml
 
-    cluster = generate(size, args.seed, pending_limit=args.probe_pods)
-    path = workdir / f"bench-{size.name}-seed{args.seed}-probe{args.probe_pods}.yaml"
-    if not path.exists():
-        path.write_text(to_yaml(cluster.objects), encoding="utf-8")
-    run = _spawn(args, path, mode, "", args.budget_seconds)
-    run["probe_pending"] = cluster.pending
-    run["attempted"] = cluster.pending - cluster.gated
+    runs = {}
+    for limit in (args.probe_pods, 0):
+        cluster = generate(size, args.seed, pending_limit=limit)
+        path = workdir / f"bench-{size.name}-seed{args.seed}-probe{limit}.yaml"
+        if not path.exists():
+            path.write_text(to_yaml(cluster.objects), encoding="utf-8")
+        runs[limit] = _spawn(args, path, mode, "", args.budget_seconds)
+        runs[limit]["attempted"] = cluster.pending - cluster.gated
+        if "seconds" not in runs[limit]["phases"].get("simulate", {}):
+            break
+    run = runs[args.probe_pods]
+    run["probe_pending"] = args.probe_pods
     sim = run["phases"].get("simulate")
     if sim and "seconds" in sim:
         run["pods_per_second"] = run["attempted"] / sim["seconds"] if sim["seconds"] else None
+        empty = runs.get(0, {}).get("phases", {}).get("simulate", {})
+        if "seconds" in empty:
+            run["fixed_seconds"] = empty["seconds"]
+            per_pod = sim["seconds"] - empty["seconds"]
+            run["marginal_pods_per_second"] = run["attempted"] / per_pod if per_pod > 0 else None
     return run
 
 
@@ -412,11 +424,17 @@ def render(report: dict) -> str:
                              f" in {ser['seconds']:.2f} s")
         for mode, pr in row.get("probes", {}).items():
             est = pr.get("pods_per_second")
-            total = row["attempted"] / est if est else None
-            notes.append(
-                f"{row['size']} {mode}: probe with the first {pr['probe_pending']} pending pods: "
-                + (f"{est:,.1f} pods/s, so about {total:,.0f} s for all {row['attempted']}"
-                   if est else _run_text(pr)))
+            text = _run_text(pr)
+            if est:
+                text = f"{est:,.1f} pods/s"
+                if pr.get("marginal_pods_per_second"):
+                    text += (f" ({pr['marginal_pods_per_second']:,.1f} pods/s without the "
+                             f"{pr['fixed_seconds']:.1f} s an empty simulate takes)")
+                rate = pr.get("marginal_pods_per_second") or est
+                total = row["attempted"] / rate + pr.get("fixed_seconds", 0.0)
+                text += f", so about {total:,.0f} s for all {row['attempted']}"
+            notes.append(f"{row['size']} {mode}: probe with the first {pr['probe_pending']} "
+                         f"pending pods: {text}")
         f = row["floor"]
         notes.append(f"{row['size']}: floor placed {f['scheduled']}/{f['attempted']} "
                      f"(no preemption; {row['preemptors']} pods need it), "
