@@ -1,4 +1,4 @@
-from django.http import HttpResponseBadRequest, JsonResponse
+from django.http import HttpResponse, HttpResponseBadRequest, JsonResponse
 
 NUL_MESSAGE = "Query parameters cannot contain NUL (\\x00) characters."
 
@@ -18,3 +18,80 @@ class RejectNulQueryMiddleware:
                 return JsonResponse({"detail": NUL_MESSAGE}, status=400)
             return HttpResponseBadRequest(NUL_MESSAGE, content_type="text/plain; charset=utf-8")
         return self.get_response(request)
+
+
+class RequestSizeLimitMiddleware:
+    """Answer 413 before reading a body larger than MAX_REQUEST_BYTES (by its Content-Length).
+
+    Django's DATA_UPLOAD_MAX_MEMORY_SIZE only guards request.body and form parsing;
+    DRF's parsers read the stream directly, so the limit is enforced here for both.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        from django.conf import settings
+
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        limit = settings.MAX_REQUEST_BYTES
+        if limit is not None and length > limit:
+            message = (f"The request body is {length / 1_000_000:.1f} MB; the limit is {limit / 1_000_000:.1f} MB "
+                       "(MAX_REQUEST_BYTES). Scenario text itself may be at most "
+                       f"{settings.MANIFEST_MAX_BYTES / 1_000_000:.1f} MB.")
+            if request.path.startswith("/api/"):
+                return JsonResponse({"detail": message}, status=413)
+            return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
+        return self.get_response(request)
+
+
+CSP = "; ".join([
+    "default-src 'self'",
+    "script-src 'self'",  # htmx and app.js are files; nothing inline, no eval (htmx allowEval is off)
+    "style-src 'self' 'unsafe-inline'",  # style="width: …%" bars and htmx's indicator styles
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+])
+
+
+class SecurityHeadersMiddleware:
+    """Content-Security-Policy and Permissions-Policy on every response (Django sets the rest)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        response.headers.setdefault("Content-Security-Policy", CSP)
+        response.headers.setdefault("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()")
+        return response
+
+
+class QueueUnavailableMiddleware:
+    """A page whose write queued a run while the broker was down answers 503 with a readable reason."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        from django.template import loader
+
+        from webapp.scenarios.tasks import QueueUnavailable
+
+        if not isinstance(exception, QueueUnavailable):
+            return None
+        if request.path.startswith("/api/"):
+            return JsonResponse({"detail": str(exception)}, status=503, headers={"Retry-After": "30"})
+        body = loader.render_to_string("503.html", {"message": str(exception)}, request=request)
+        return HttpResponse(body, status=503, headers={"Retry-After": "30"})

@@ -46,6 +46,37 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
 
+# HTTPS. Off while DEBUG is on; with DEBUG=false every one defaults on, so
+# `manage.py check --deploy` passes. Behind a TLS-terminating proxy set
+# SECURE_PROXY_SSL_HEADER=true (it must overwrite X-Forwarded-Proto). See README "Deployment".
+SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", str(not DEBUG))
+SESSION_COOKIE_SECURE = envbool("SESSION_COOKIE_SECURE", str(not DEBUG))
+CSRF_COOKIE_SECURE = envbool("CSRF_COOKIE_SECURE", str(not DEBUG))
+SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", "0" if DEBUG else "31536000")
+SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", str(not DEBUG))
+SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", str(not DEBUG))
+if envbool("SECURE_PROXY_SSL_HEADER", "False"):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+USE_X_FORWARDED_HOST = envbool("USE_X_FORWARDED_HOST", "False")
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+
+# Size limits (README "Deployment"): a larger request body answers 413, a larger
+# or deeper scenario text 400 naming the limit.
+MAX_REQUEST_BYTES = envint("MAX_REQUEST_BYTES", str(10 * 1024 * 1024))
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BYTES
+MANIFEST_MAX_BYTES = envint("MANIFEST_MAX_BYTES", str(5 * 1024 * 1024))
+MANIFEST_MAX_NESTING = envint("MANIFEST_MAX_NESTING", "50")
+
+# Login throttling: the login page locks a username (and an address) out after
+# LOGIN_MAX_FAILURES failures within LOGIN_LOCKOUT_SECONDS; the token endpoint has a DRF throttle.
+LOGIN_MAX_FAILURES = envint("LOGIN_MAX_FAILURES", "5")
+LOGIN_LOCKOUT_SECONDS = envint("LOGIN_LOCKOUT_SECONDS", "900")
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -65,7 +96,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "webapp.middleware.RequestSizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "webapp.middleware.SecurityHeadersMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -75,6 +108,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "webapp.middleware.QueueUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "webapp.urls"
@@ -151,7 +185,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PARSER_CLASSES": [
-        "rest_framework.parsers.JSONParser",
+        "webapp.api.parsers.DepthLimitedJSONParser",
         "webapp.api.parsers.YAMLParser",
         "webapp.api.parsers.XYAMLParser",
         "webapp.api.parsers.TextYAMLParser",
@@ -162,7 +196,17 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "webapp.api.exceptions.exception_handler",
+    # POST /api/auth/token/ (password for token) per client address.
+    "DEFAULT_THROTTLE_RATES": {"auth-token": os.environ.get("TOKEN_THROTTLE_RATE", "10/minute")},
 }
+
+# The cache holds login and token-endpoint throttle counters. Per process unless
+# CACHE_URL names a shared Redis (do that with several web processes).
+if os.environ.get("CACHE_URL"):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                          "LOCATION": os.environ["CACHE_URL"], "KEY_PREFIX": "whatif"}}
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Whatif API",
@@ -203,6 +247,17 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
 RUN_TIME_LIMIT = envint("RUN_TIME_LIMIT", "300")
 RUN_SOFT_TIME_LIMIT = max(1, RUN_TIME_LIMIT - 10)
 RUN_QUEUED_RESEND_AFTER = envint("RUN_QUEUED_RESEND_AFTER", "600")
+RUN_TEST_DELAY = float(os.environ.get("RUN_TEST_DELAY", "0"))  # tests only: seconds each run sleeps first
+# Publishing a run gives up quickly when the broker is down: the API answers 503 and the run stays queued.
+RUN_PUBLISH_RETRY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
+CELERY_BROKER_CONNECTION_TIMEOUT = float(os.environ.get("CELERY_BROKER_CONNECTION_TIMEOUT", "2"))
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    # Unacked runs of a worker that vanished (SIGKILL, lost machine) come back after this long;
+    # it is longer than a run may take, so a live run is never handed to a second worker.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": envint("RUN_VISIBILITY_TIMEOUT", str(RUN_TIME_LIMIT + 60)),
+    }
 SWEEP_INTERVAL = envint("SWEEP_INTERVAL", "60")
 CELERY_BEAT_SCHEDULE = {
     "sweep-runs": {"task": "webapp.scenarios.tasks.sweep_runs", "schedule": SWEEP_INTERVAL},

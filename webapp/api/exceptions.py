@@ -6,6 +6,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from webapp.scenarios.engine import ScenarioInvalid
 from webapp.scenarios.services import StaleRevision
+from webapp.scenarios.tasks import QueueUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +25,9 @@ def exception_handler(exc, context):
             status=status.HTTP_409_CONFLICT,
             headers={"ETag": f'"{exc.current}"'},
         )
+    if isinstance(exc, QueueUnavailable):
+        return Response({"detail": str(exc)}, status=status.HTTP_503_SERVICE_UNAVAILABLE,
+                        headers={"Retry-After": "30"})
     response = drf_exception_handler(exc, context)
     if response is None:
         view = context.get("view")

@@ -1,6 +1,23 @@
 import yaml
+from django.conf import settings
 from rest_framework.exceptions import ParseError
-from rest_framework.parsers import BaseParser
+from rest_framework.parsers import BaseParser, JSONParser
+
+from webapp.scenarios import limits
+
+
+class DepthLimitedJSONParser(JSONParser):
+    """DRF's JSON parser, refusing bodies nested so deep that building them overflows the stack."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        too_deep = ParseError(f"JSON parse error: nested deeper than {settings.MANIFEST_MAX_NESTING} levels.")
+        try:
+            data = super().parse(stream, media_type, parser_context)
+        except RecursionError:
+            raise too_deep
+        if not limits.check_json_depth(data):
+            raise too_deep
+        return data
 
 
 class YAMLParser(BaseParser):
@@ -16,7 +33,10 @@ class YAMLParser(BaseParser):
         encoding = (parser_context or {}).get("encoding", "utf-8")
         try:
             text = stream.read().decode(encoding)
+            limits.check_text(text, "request body")
             documents = [d for d in yaml.safe_load_all(text) if d is not None]
+        except limits.TooLarge as e:
+            raise ParseError(str(e))
         except (UnicodeDecodeError, yaml.YAMLError) as e:
             mark = getattr(e, "problem_mark", None)
             where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

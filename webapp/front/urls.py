@@ -2,11 +2,11 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 from django.views.generic import RedirectView
 
-from . import pod_updates, views, views_compare, views_edit, views_results, views_sweep
+from . import auth, pod_updates, views, views_compare, views_edit, views_results, views_sweep
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="scenario-list"), name="home"),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", auth.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("scenarios/", views.scenario_list, name="scenario-list"),
     path("scenarios/new/", views.scenario_create, name="scenario-create"),

@@ -7,6 +7,8 @@ the forms show next to the object and field it names.
 
 import scheduler_core
 
+from . import limits
+
 SCENARIO_FILE = "scenario.yaml"
 CONFIG_FILE = "config.yaml"
 
@@ -25,6 +27,11 @@ def load(manifests, config=""):
     """Parse and check a scenario with the engine; raises ScenarioInvalid."""
     if not manifests.strip():
         raise ScenarioInvalid(f"{SCENARIO_FILE}: no Kubernetes objects found")
+    for text, filename, which in ((manifests, SCENARIO_FILE, "manifests"), (config or "", CONFIG_FILE, "config")):
+        try:
+            limits.check_text(text, filename)  # size and nesting, before a parser can choke on them
+        except limits.TooLarge as e:
+            raise ScenarioInvalid(str(e), input=which) from e
     try:
         return scheduler_core.load_scenario(
             manifests, filename=SCENARIO_FILE, config_text=config or None)

@@ -5,13 +5,16 @@ It only reads what the user wrote; every scheduling answer comes from the engine
 
 import yaml
 
+from . import limits
+
 ZONE_LABEL = "topology.kubernetes.io/zone"
 
 
 def objects(text):
     try:
+        limits.check_text(text)
         documents = [d for d in yaml.safe_load_all(text) if isinstance(d, dict)]
-    except yaml.YAMLError:
+    except (yaml.YAMLError, limits.TooLarge):
         return []
     out = []
     for document in documents:

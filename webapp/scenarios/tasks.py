@@ -1,10 +1,14 @@
 import logging
+import time
 from datetime import timedelta
 
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
+from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
+from kombu.exceptions import OperationalError as KombuOperationalError
 
 from . import engine
 from .models import Run
@@ -12,20 +16,33 @@ from .models import Run
 log = logging.getLogger(__name__)
 
 INTERNAL_ERROR = "The engine failed on this scenario because of an internal error; it has been logged."
+WORKER_LOST = ("The worker running this simulation stopped {n} times (killed or out of memory); "
+               "it was not retried again.")
+# A run whose worker died is redelivered and restarted at most this many times (Run.attempts counts restarts).
+MAX_RESTARTS = 2
+
+
+class QueueUnavailable(Exception):
+    """The broker (Redis) could not be reached, so a run could not be handed to a worker."""
+
+    message = ("The run queue is unavailable right now (the message broker cannot be reached). "
+               "Your scenario and its revisions are saved; the run is kept as queued and starts when the queue is back.")
+
+    def __str__(self):
+        return self.message
 
 
 @shared_task(
+    bind=True,
     acks_late=True,
+    # A worker killed mid-run (SIGKILL, OOM) puts the message back instead of acking it as failed.
+    reject_on_worker_lost=True,
     ignore_result=True,
     time_limit=settings.RUN_TIME_LIMIT,
     soft_time_limit=settings.RUN_SOFT_TIME_LIMIT,
 )
-def execute_run(run_id):
-    # Claim first, so a redelivered message (acks_late) or a second worker is a no-op.
-    claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(
-        status=Run.Status.RUNNING, started_at=timezone.now()
-    )
-    if not claimed:
+def execute_run(self, run_id):
+    if not claim(run_id, redelivered=bool((self.request.delivery_info or {}).get("redelivered"))):
         return
     run = Run.objects.select_related("revision").get(pk=run_id)
     status, result, error = compute(run)
@@ -35,14 +52,47 @@ def execute_run(run_id):
     )
 
 
+def claim(run_id, redelivered=False):
+    """Mark the run running; False if another delivery has it or it is finished.
+
+    A first delivery claims a queued run. A redelivered message (its worker died
+    before acking) may also take over a run left `running`, since nobody else is
+    running it; after MAX_RESTARTS restarts the run fails instead of looping.
+    """
+    now = timezone.now()
+    if Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(status=Run.Status.RUNNING, started_at=now):
+        return True
+    if not redelivered:
+        return False
+    with transaction.atomic():
+        run = Run.objects.select_for_update().filter(pk=run_id, status=Run.Status.RUNNING).first()
+        if run is None:
+            return False
+        if run.attempts >= MAX_RESTARTS:
+            Run.objects.filter(pk=run_id).update(
+                status=Run.Status.FAILED, finished_at=now, error=WORKER_LOST.format(n=run.attempts + 1))
+            return False
+        Run.objects.filter(pk=run_id).update(started_at=now, attempts=F("attempts") + 1)
+    log.warning("run %s: redelivered after its worker stopped; running it again", run_id)
+    return True
+
+
 def enqueue(run_id):
+    """Send the run to a worker; QueueUnavailable if the broker is down (the Run row stays queued)."""
     # The queue is read at send time, so a test session can point the web process at its own worker.
-    execute_run.apply_async((run_id,), queue=execute_run.app.conf.task_default_queue)
+    try:
+        execute_run.apply_async((run_id,), queue=execute_run.app.conf.task_default_queue,
+                                retry_policy=settings.RUN_PUBLISH_RETRY)
+    except (KombuOperationalError, OSError) as e:
+        log.error("run %s: could not reach the broker: %s", run_id, e)
+        raise QueueUnavailable() from e
 
 
 def compute(run):
     manifests, config = run.scenario_text()
     try:
+        if settings.RUN_TEST_DELAY:
+            time.sleep(settings.RUN_TEST_DELAY)  # tests only: a slow run to kill or time out
         result = engine.simulate(manifests, config, seed=int(run.seed))
     except engine.ScenarioInvalid as e:
         return Run.Status.FAILED, None, str(e)
@@ -52,6 +102,14 @@ def compute(run):
         log.exception("run %s failed in the engine", run.pk)
         return Run.Status.FAILED, None, INTERNAL_ERROR
     return Run.Status.SUCCEEDED, result, ""
+
+
+def try_enqueue(run_id):
+    try:
+        enqueue(run_id)
+    except QueueUnavailable:
+        return False
+    return True
 
 
 @shared_task(ignore_result=True)
@@ -72,7 +130,8 @@ def sweep(now=None):
             requeued += Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).update(
                 status=Run.Status.QUEUED, attempts=run.attempts + 1, started_at=None
             )
-            enqueue(run.pk)
+            if not try_enqueue(run.pk):
+                break
         else:
             failed += Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).update(
                 status=Run.Status.FAILED, finished_at=now,
@@ -82,7 +141,8 @@ def sweep(now=None):
         # A lost message would leave a run queued forever; resending is harmless thanks to the claim.
         old = now - timedelta(seconds=settings.RUN_QUEUED_RESEND_AFTER)
         for run_id in Run.objects.filter(status=Run.Status.QUEUED, created_at__lt=old).values_list("pk", flat=True):
-            enqueue(run_id)
+            if not try_enqueue(run_id):
+                break  # the broker is down; the next sweep resends them
             resent += 1
     if requeued or failed or resent:
         log.warning("sweep: %s re-queued, %s failed, %s resent", requeued, failed, resent)

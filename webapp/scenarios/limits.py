@@ -1,0 +1,60 @@
+"""Size and shape limits on scenario text, checked before any YAML is built into objects.
+
+A manifest deeper than MANIFEST_MAX_NESTING levels is refused by walking libyaml's
+event stream (flat, no recursion): building such a document crashes the C composer
+and overflows the Python one. Alias bombs are refused by the engine's loader.
+"""
+
+import yaml
+from django.conf import settings
+
+try:
+    _EVENT_LOADER = yaml.CSafeLoader
+except AttributeError:  # PyYAML without libyaml
+    _EVENT_LOADER = yaml.SafeLoader
+
+_OPEN = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+_CLOSE = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+
+
+class TooLarge(ValueError):
+    """The text breaks a documented limit; the message says which and by how much."""
+
+
+def human_bytes(n):
+    return f"{n / 1_000_000:.1f} MB" if n >= 100_000 else f"{n} bytes"
+
+
+def check_text(text, filename="scenario.yaml"):
+    """Raise TooLarge if `text` is over MANIFEST_MAX_BYTES or nested deeper than MANIFEST_MAX_NESTING."""
+    size = len(text.encode("utf-8", errors="replace"))
+    if size > settings.MANIFEST_MAX_BYTES:
+        raise TooLarge(f"{filename} is {human_bytes(size)}; the limit is {human_bytes(settings.MANIFEST_MAX_BYTES)} "
+                       "(MANIFEST_MAX_BYTES).")
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=_EVENT_LOADER):
+            if isinstance(event, _OPEN):
+                depth += 1
+                if depth > settings.MANIFEST_MAX_NESTING:
+                    mark = event.start_mark
+                    raise TooLarge(f"{filename}: nesting deeper than {settings.MANIFEST_MAX_NESTING} levels at line "
+                                   f"{mark.line + 1}, column {mark.column + 1}; Kubernetes objects are never this deep.")
+            elif isinstance(event, _CLOSE):
+                depth -= 1
+    except yaml.YAMLError:
+        pass  # the real loader reports syntax errors with their position
+
+
+def check_json_depth(value, limit=None):
+    """True if a parsed JSON value is at most `limit` levels deep (iterative, so it cannot overflow)."""
+    limit = limit or settings.MANIFEST_MAX_NESTING
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth > limit:
+                return False
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return True
