@@ -1,5 +1,5 @@
 from django.urls import path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
 from . import compare, drafts, pod_updates, results, sweeps, views
@@ -32,6 +32,6 @@ urlpatterns = [
     path("runs/<int:run_id>/nodes/<str:name>/", results.RunNodeView.as_view(), name="run-node"),
     path("runs/<int:run_id>/pods/<str:namespace>/<str:name>/", results.RunPodView.as_view(), name="run-pod"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="swagger-ui"),
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api:schema"), name="swagger-ui"),
     *router.urls,
 ]
