@@ -20,6 +20,11 @@ class RunNodeTestCase(BaseTestCase):
         self.assertContains(r, "nominated: default/checkout-3c5e7a9b2-x3y4z")
         self.assertContains(r, "Evicted from this node")
 
+    def test_it_offers_a_copy_link_to_the_node_view(self):
+        self.client.force_login(self.viewer)
+        url = f"/runs/{self.the_run.pk}/nodes/node-a/"
+        self.assertContains(self.client.get(url), f'data-copy="http://testserver{url}"', html=False)
+
     def test_it_lists_all_nodes_with_bars(self):
         self.client.force_login(self.viewer)
         r = self.client.get(f"/runs/{self.the_run.pk}/nodes/")

@@ -29,6 +29,13 @@ class RunPodTestCase(BaseTestCase):
         self.assertContains(r, "<del>default/batch-4f6c8d7b9-m6n7p</del>", html=False)
         self.assertContains(r, "lost on lowest highest-priority victim against node-a")
 
+    def test_it_offers_a_copy_link_to_the_pod_view(self):
+        self.client.force_login(self.viewer)
+        url = f"/runs/{self.the_run.pk}/pods/default/api-5b7d9c8f4-e1f2g/"
+        r = self.client.get(url)
+        self.assertContains(r, f'data-copy="http://testserver{url}"', html=False)
+        self.assertContains(r, 'aria-label="Copy link to this pod view"', html=False)
+
     def test_it_redirects_the_namespace_slash_name_link(self):
         self.client.force_login(self.viewer)
         r = self.client.get(f"/runs/{self.the_run.pk}/pod/default/api-5b7d9c8f4-e1f2g/")

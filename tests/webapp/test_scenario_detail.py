@@ -30,3 +30,13 @@ class ScenarioDetailTestCase(BaseTestCase):
         r = self.client.get(f"/scenarios/{self.scenario.pk}/")
         self.assertEqual(r.status_code, 404)
         self.assertTemplateUsed(r, "404.html")
+
+    def test_it_labels_draft_runs_in_the_runs_table(self):
+        from webapp.scenarios.models import Run
+
+        # A draft run simulates other text than its revision's, so the table must say so.
+        Run.objects.create(scenario=self.scenario, revision=self.scenario.head(), label="draft",
+                           manifests=self.scenario.head().manifests)
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/scenarios/{self.scenario.pk}/")
+        self.assertContains(r, '<span class="tag">draft</span>', html=False)
