@@ -1,0 +1,141 @@
+"""Faults: a worker SIGKILLed mid-run, a run over its time limit, the broker (Redis) stopped.
+
+Every process here is private to the test: its own redis-server port, worker queue and web port.
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from django.db import connection
+from kombu import Connection
+
+from webapp.scenarios import services
+from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Team
+from webapp.scenarios.tasks import execute_run
+
+from ..base import SMALL, make_user
+from .helpers import Redis, app_env, call, pool_children, start_web, start_worker, wait_until
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server (make test-deps)"),
+]
+
+
+@pytest.fixture
+def scenario():
+    user = make_user("faulty")
+    team = Team.objects.create(name="faults")
+    Membership.objects.create(team=team, user=user, role="owner")
+    return services.create_scenario(team=team, name="Fault", manifests=SMALL, author=user)
+
+
+@pytest.fixture
+def redis(tmp_path):
+    server = Redis(tmp_path / "redis.log")
+    yield server
+    server.stop()
+
+
+def send(run, broker_url, queue, **options):
+    """What enqueue() does, on a private broker (options: the sender's time limits travel in the message)."""
+    with Connection(broker_url) as conn:
+        execute_run.apply_async((run.pk,), queue=queue, connection=conn, **options)
+
+
+def new_run(scenario):
+    return Run.objects.create(scenario=scenario, revision=scenario.head(), created_by=scenario.created_by)
+
+
+def status_of(run):
+    return Run.objects.filter(pk=run.pk).values_list("status", flat=True).get()
+
+
+def test_it_redelivers_a_run_whose_worker_was_killed_and_finishes_it_once(scenario, redis, tmp_path):
+    worker = start_worker(connection, redis.url, tmp_path / "worker.log", RUN_TEST_DELAY=1.5)
+    try:
+        run = new_run(scenario)
+        send(run, redis.url, worker.queue)
+        wait_until(lambda: status_of(run) == "running", 20, "the run to start")
+        [child] = pool_children(worker.pid)
+        os.kill(child, signal.SIGKILL)  # mid-run: the engine has not answered yet
+        wait_until(lambda: status_of(run) in Run.FINISHED, 30, "the redelivered run to finish")
+        run.refresh_from_db()
+        assert (run.status, run.error, run.attempts) == ("succeeded", "", 1), worker.text()
+        assert run.result["pods"] == [{"pod": "default/web-1", "outcome": "Scheduled", "node": "node-a"}]
+        log = worker.text()
+        assert "WorkerLostError" in log or "exited with 'signal 9" in log, log
+        assert log.count("succeeded in") == 1, log  # executed to the end once, one result
+        assert Run.objects.filter(scenario=scenario).count() == 1
+    finally:
+        worker.stop()
+
+
+def test_it_fails_a_run_that_exceeds_its_time_limit_with_a_readable_reason(scenario, redis, tmp_path):
+    # RUN_TIME_LIMIT=3 gives a 1 s soft limit; the run sleeps 20 s before the engine.
+    worker = start_worker(connection, redis.url, tmp_path / "worker.log", RUN_TIME_LIMIT=3, RUN_TEST_DELAY=20)
+    try:
+        run = new_run(scenario)
+        started = time.monotonic()
+        send(run, redis.url, worker.queue, time_limit=3, soft_time_limit=1)
+        wait_until(lambda: status_of(run) in Run.FINISHED, 20, "the run to time out")
+        run.refresh_from_db()
+        assert run.status == "failed"
+        assert run.error == "The simulation took longer than 1 s and was stopped.", run.error
+        assert run.result is None and run.finished_at is not None
+        assert time.monotonic() - started < 10
+    finally:
+        worker.stop()
+
+
+def test_it_answers_503_while_redis_is_down_keeps_edits_and_runs_queued_runs_when_it_returns(
+        scenario, redis, tmp_path):
+    user = scenario.created_by
+    _, key = ApiToken.create(user, "fault")
+    worker = start_worker(connection, redis.url, tmp_path / "worker.log")
+    web = start_web(connection, redis.url, worker.queue, tmp_path / "web.log")
+    base = f"{web.url}/api/scenarios/{scenario.pk}"
+    restarted = []
+    try:
+        code, body = call("POST", f"{base}/runs/", {}, token=key)
+        assert code == 202, body
+        wait_until(lambda: status_of(Run(pk=body["id"])) == "succeeded", 30, "the first run")
+
+        redis.stop()
+        started = time.monotonic()
+        code, body = call("POST", f"{base}/runs/", {}, token=key)
+        assert code == 503, body
+        assert "run queue is unavailable" in body["detail"] and "starts when the queue is back" in body["detail"]
+        assert time.monotonic() - started < 10
+        stranded = Run.objects.filter(scenario=scenario).order_by("-id").first()
+        assert stranded.status == "queued"
+        # Editing does not need the broker.
+        code, body = call("POST", f"{base}/revisions/", {"manifests": SMALL + "# while redis is down\n"},
+                          token=key, headers={"If-Match": '"1"'})
+        assert code == 201, body
+        assert Revision.objects.filter(scenario=scenario).count() == 2
+
+        restarted.append(Redis(tmp_path / "redis2.log", port=redis.port))  # back on the same port
+        # The worker reconnects by itself; a run created now executes.
+        code, body = call("POST", f"{base}/runs/", {}, token=key)
+        assert code == 202, body
+        wait_until(lambda: status_of(Run(pk=body["id"])) == "succeeded", 60, "a run after redis returned")
+        # The run queued during the outage is resent by the sweep (its message never reached Redis).
+        sweep = subprocess.run(
+            [sys.executable, "manage.py", "shell", "-c",
+             "from webapp.scenarios.tasks import sweep; print(sweep())"],
+            env=app_env(connection, redis.url, worker.queue, RUN_QUEUED_RESEND_AFTER=0),
+            capture_output=True, text=True, timeout=60)
+        assert sweep.returncode == 0, sweep.stderr
+        wait_until(lambda: status_of(stranded) == "succeeded", 30, "the run queued during the outage")
+        assert Run.objects.filter(scenario=scenario, status="succeeded").count() == 3
+    finally:
+        web.stop()
+        worker.stop()
+        for server in restarted:
+            server.stop()
