@@ -18,19 +18,20 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema, inline_serializer
 from rest_framework import exceptions, serializers, status
 from rest_framework.generics import GenericAPIView
-from rest_framework.parsers import BaseParser, JSONParser
+from rest_framework.parsers import BaseParser
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
-from webapp.scenarios import pod_updates
+from webapp.scenarios import limits, pod_updates
 from webapp.scenarios.models import Membership, PodUpdateAttempt, Scenario
 
+from .parsers import DepthLimitedJSONParser
 from .views import require
 
 Role = Membership.Role
 
 
-class MergePatchParser(JSONParser):
+class MergePatchParser(DepthLimitedJSONParser):
     media_type = "application/merge-patch+json"
 
     def parse(self, stream, media_type=None, parser_context=None):
@@ -43,7 +44,10 @@ class PodYAMLParser(BaseParser):
     def parse(self, stream, media_type=None, parser_context=None):
         try:
             text = stream.read().decode((parser_context or {}).get("encoding", "utf-8"))
+            limits.check_text(text, "request body")
             documents = [d for d in yaml.safe_load_all(text) if d is not None]
+        except limits.TooLarge as e:
+            raise exceptions.ParseError(str(e))
         except (UnicodeDecodeError, yaml.YAMLError) as e:
             mark = getattr(e, "problem_mark", None)
             where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -155,7 +159,7 @@ class PodUpdatesView(ScenarioMixin, GenericAPIView):
 
     serializer_class = PodUpdateAttemptSerializer
     queryset = PodUpdateAttempt.objects.none()
-    parser_classes = [JSONParser, MergePatchParser, PodYAMLParser, PodXYAMLParser, PodTextYAMLParser]
+    parser_classes = [DepthLimitedJSONParser, MergePatchParser, PodYAMLParser, PodXYAMLParser, PodTextYAMLParser]
 
     def get(self, request, pk, namespace, name):
         scenario = self.get_scenario(pk)

@@ -1,8 +1,9 @@
 """Size and shape limits on scenario text, checked before any YAML is built into objects.
 
-A manifest deeper than MANIFEST_MAX_NESTING levels is refused by walking libyaml's
-event stream (flat, no recursion): building such a document crashes the C composer
-and overflows the Python one. Alias bombs are refused by the engine's loader.
+A manifest deeper than MANIFEST_MAX_NESTING levels, or with more than MAX_ALIASES
+aliases (alias bombs), is refused by walking libyaml's event stream (flat, no
+recursion, nothing expanded): building such a document crashes the C composer,
+overflows the Python one, or expands exponentially once serialized.
 """
 
 import yaml
@@ -14,6 +15,8 @@ except AttributeError:  # PyYAML without libyaml
     _EVENT_LOADER = yaml.SafeLoader
 
 _OPEN = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+# Anchors shared by a few objects are fine; hundreds of aliases are how alias bombs start.
+MAX_ALIASES = 100
 _CLOSE = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 
 
@@ -31,10 +34,16 @@ def check_text(text, filename="scenario.yaml"):
     if size > settings.MANIFEST_MAX_BYTES:
         raise TooLarge(f"{filename} is {human_bytes(size)}; the limit is {human_bytes(settings.MANIFEST_MAX_BYTES)} "
                        "(MANIFEST_MAX_BYTES).")
-    depth = 0
+    depth = aliases = 0
     try:
         for event in yaml.parse(text, Loader=_EVENT_LOADER):
-            if isinstance(event, _OPEN):
+            if isinstance(event, yaml.AliasEvent):
+                aliases += 1
+                if aliases > MAX_ALIASES:
+                    mark = event.start_mark
+                    raise TooLarge(f"{filename}: more than {MAX_ALIASES} YAML aliases (*name), at line "
+                                   f"{mark.line + 1}; expand them or use fewer.")
+            elif isinstance(event, _OPEN):
                 depth += 1
                 if depth > settings.MANIFEST_MAX_NESTING:
                     mark = event.start_mark
