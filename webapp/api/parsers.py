@@ -6,8 +6,14 @@ from rest_framework.parsers import BaseParser, JSONParser
 from webapp.scenarios import limits
 
 
+def json_type(value):
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "an array"}[type(value)]
+
+
 class DepthLimitedJSONParser(JSONParser):
-    """DRF's JSON parser, refusing bodies nested so deep that building them overflows the stack."""
+    """DRF's JSON parser, refusing bodies that are not objects or nest so deep that building them overflows."""
 
     def parse(self, stream, media_type=None, parser_context=None):
         too_deep = ParseError(f"JSON parse error: nested deeper than {settings.MANIFEST_MAX_NESTING} levels.")
@@ -17,6 +23,8 @@ class DepthLimitedJSONParser(JSONParser):
             raise too_deep
         if not limits.check_json_depth(data):
             raise too_deep
+        if not isinstance(data, dict):
+            raise ParseError(f"JSON parse error: the body must be a JSON object ({{...}}), not {json_type(data)}.")
         return data
 
 

@@ -1,7 +1,7 @@
 """Size and shape limits on scenario text, checked before any YAML is built into objects.
 
-A manifest deeper than MANIFEST_MAX_NESTING levels, or with more than MAX_ALIASES
-aliases (alias bombs), is refused by walking libyaml's event stream (flat, no
+A manifest deeper than MANIFEST_MAX_NESTING levels, or whose aliases expand to more
+than MAX_EXPANDED_NODES values (alias bombs), is refused by walking libyaml's event stream (flat, no
 recursion, nothing expanded): building such a document crashes the C composer,
 overflows the Python one, or expands exponentially once serialized.
 """
@@ -15,8 +15,8 @@ except AttributeError:  # PyYAML without libyaml
     _EVENT_LOADER = yaml.SafeLoader
 
 _OPEN = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
-# Anchors shared by a few objects are fine; hundreds of aliases are how alias bombs start.
-MAX_ALIASES = 100
+# Anchors and aliases are fine, as long as expanding them stays in proportion (alias bombs don't).
+MAX_EXPANDED_NODES = 1_000_000
 _CLOSE = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 
 
@@ -34,23 +34,34 @@ def check_text(text, filename="scenario.yaml"):
     if size > settings.MANIFEST_MAX_BYTES:
         raise TooLarge(f"{filename} is {human_bytes(size)}; the limit is {human_bytes(settings.MANIFEST_MAX_BYTES)} "
                        "(MANIFEST_MAX_BYTES).")
-    depth = aliases = 0
+    # One flat pass over libyaml's events, nothing built: the nesting depth, and each
+    # node's size once aliases are expanded (an alias counts as the whole node it names).
+    sizes = {}  # anchor -> expanded size of its node
+    stack = [[None, 0]]  # open collections: [anchor, expanded size so far]; [0] is the stream
     try:
         for event in yaml.parse(text, Loader=_EVENT_LOADER):
-            if isinstance(event, yaml.AliasEvent):
-                aliases += 1
-                if aliases > MAX_ALIASES:
-                    mark = event.start_mark
-                    raise TooLarge(f"{filename}: more than {MAX_ALIASES} YAML aliases (*name), at line "
-                                   f"{mark.line + 1}; expand them or use fewer.")
-            elif isinstance(event, _OPEN):
-                depth += 1
-                if depth > settings.MANIFEST_MAX_NESTING:
+            if isinstance(event, _OPEN):
+                stack.append([event.anchor, 1])
+                if len(stack) - 1 > settings.MANIFEST_MAX_NESTING:
                     mark = event.start_mark
                     raise TooLarge(f"{filename}: nesting deeper than {settings.MANIFEST_MAX_NESTING} levels at line "
                                    f"{mark.line + 1}, column {mark.column + 1}; Kubernetes objects are never this deep.")
-            elif isinstance(event, _CLOSE):
-                depth -= 1
+                continue
+            if isinstance(event, _CLOSE):
+                anchor, size = stack.pop()
+            elif isinstance(event, yaml.ScalarEvent):
+                anchor, size = event.anchor, 1
+            elif isinstance(event, yaml.AliasEvent):
+                anchor, size = None, sizes.get(event.anchor, 1)
+            else:
+                continue
+            if anchor is not None:
+                sizes[anchor] = size
+            stack[-1][1] += size
+            if stack[-1][1] > MAX_EXPANDED_NODES:
+                mark = event.start_mark
+                raise TooLarge(f"{filename}: YAML aliases (*name) expand to more than {MAX_EXPANDED_NODES:,} values "
+                               f"(at line {mark.line + 1}); write the objects out instead.")
     except yaml.YAMLError:
         pass  # the real loader reports syntax errors with their position
 
