@@ -8,7 +8,7 @@ from django.template import loader
 from django.urls import reverse
 from django.utils import timezone
 from django_htmx.http import HttpResponseClientRedirect
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from webapp.scenarios import manifests as summary
 from webapp.scenarios import services
@@ -217,6 +217,7 @@ def run_detail(request, run_id):
     return render_run(request, run, request.path, {"scenario": scenario})
 
 
+@require_safe
 def shared_scenario(request, token):
     link = ShareLink.find(token)
     if link is None:
@@ -231,6 +232,7 @@ def shared_scenario(request, token):
     })
 
 
+@require_safe
 def shared_run(request, token, run_id):
     link = ShareLink.find(token)
     if link is None:
@@ -253,7 +255,8 @@ def share_link_create(request, pk):
 @require_POST
 def share_link_revoke(request, pk, link_id):
     scenario = get_scenario(request, pk, Role.OWNER)
-    ShareLink.objects.filter(scenario=scenario, pk=link_id, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    link = get_object_or_404(ShareLink, scenario=scenario, pk=link_id)
+    ShareLink.objects.filter(pk=link.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
     messages.success(request, "Share link revoked.")
     return redirect("scenario-detail", pk=scenario.pk)
 
@@ -272,6 +275,7 @@ def token_list(request):
 @login_required
 @require_POST
 def token_revoke(request, token_id):
-    ApiToken.objects.filter(user=request.user, pk=token_id, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    token = get_object_or_404(ApiToken, user=request.user, pk=token_id)  # someone else's: 404, not "revoked"
+    ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
     messages.success(request, "Token revoked.")
     return redirect("token-list")
