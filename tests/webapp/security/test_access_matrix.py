@@ -17,98 +17,113 @@ from ..base import SMALL, TWO_PODS, BaseTestCase
 DENIED = {401, 403, 404, 405}
 
 
+def add_matrix_data(cls):
+    """A second revision, two finished runs, a sweep, share links and drafts on BaseTestCase's scenario."""
+    s = cls.scenario
+    services.save_revision(s, manifests=TWO_PODS, author=cls.owner, message="second")
+    cls.run_a, cls.run_b = (
+        Run.objects.create(scenario=s, revision=s.head(), created_by=cls.owner, status="succeeded",
+                           result=engine.simulate(TWO_PODS))
+        for _ in range(2)
+    )
+    cls.sweep = Sweep.objects.create(scenario=s, revision=s.head(), spec={}, created_by=cls.owner)
+    cls.link, cls.share_token = ShareLink.create(s, cls.owner)
+    cls.other_link, _ = ShareLink.create(s, cls.owner)
+    for user in (cls.editor, cls.owner):  # so "save the draft" has something to save
+        drafts.set_text(drafts.get_or_start(s, user), TWO_PODS + "# drafted\n")
+
+
+def api_endpoints(self):
+    """(method, url, level, body) of every API endpoint on a test case's scenario, runs, sweep and link."""
+    pk, run, run2 = self.scenario.pk, self.run_a.pk, self.run_b.pk
+    sc = f"/api/scenarios/{pk}"
+    return [
+        ("get", f"{sc}/", "read", None),
+        ("patch", f"{sc}/", "edit", {"name": "renamed"}),
+        ("put", f"{sc}/", "edit", {"name": "renamed"}),
+        ("delete", f"{sc}/", "own", None),
+        ("get", f"{sc}/revisions/", "read", None),
+        ("post", f"{sc}/revisions/", "edit", {"manifests": SMALL, "revision": 2}),
+        ("get", f"{sc}/revisions/1/", "read", None),
+        ("get", f"{sc}/revisions/2/diff/", "read", None),
+        ("post", f"{sc}/revisions/1/restore/", "edit", {}),
+        ("get", f"{sc}/manifests/", "read", None),
+        ("get", f"{sc}/runs/", "read", None),
+        ("post", f"{sc}/runs/", "edit", {}),
+        ("get", f"{sc}/share-links/", "own", None),
+        ("post", f"{sc}/share-links/", "own", None),
+        ("delete", f"{sc}/share-links/{self.other_link.pk}/", "own", None),
+        ("get", f"{sc}/draft/", "edit", None),
+        ("put", f"{sc}/draft/", "edit", {"manifests": SMALL}),
+        ("delete", f"{sc}/draft/", "edit", None),
+        ("post", f"{sc}/draft/edits/", "edit", {"op": "set_max_skew", "value": 2}),
+        ("post", f"{sc}/draft/run/", "edit", {}),
+        ("post", f"{sc}/draft/save/", "edit", {}),
+        ("get", f"{sc}/compare/?a={run}&b={run2}", "read", None),
+        ("get", f"/api/runs/{run}/compare/{run2}/", "read", None),
+        ("post", f"{sc}/sweeps/", "edit", {"axes": []}),
+        ("get", f"/api/sweeps/{self.sweep.pk}/", "read", None),
+        ("get", f"{sc}/pods/default/web-1/updates/", "read", None),
+        ("post", f"{sc}/pods/default/web-1/updates/", "edit", {"pod": {"metadata": {"name": "web-1"}}}),
+        ("get", f"{sc}/pod-updates/", "read", None),
+        ("get", f"/api/runs/{run}/", "read", None),
+        ("get", f"/api/runs/{run}/pods/", "read", None),
+        ("get", f"/api/runs/{run}/topology/", "read", None),
+        ("get", f"/api/runs/{run}/timeline/", "read", None),
+        ("get", f"/api/runs/{run}/nodes/node-a/", "read", None),
+        ("get", f"/api/runs/{run}/pods/default/web-1/", "read", None),
+        ("get", f"/api/teams/{self.team.pk}/", "read", None),
+    ]
+
+def page_endpoints(self):
+    """The same for every page and form action."""
+    pk, run, run2 = self.scenario.pk, self.run_a.pk, self.run_b.pk
+    sc = f"/scenarios/{pk}"
+    return [
+        ("get", f"{sc}/", "read", None),
+        ("post", f"{sc}/save/", "edit", {"manifests": SMALL, "base_revision": 2}),
+        ("post", f"{sc}/delete/", "own", {}),
+        ("get", f"{sc}/revisions/1/", "read", None),
+        ("post", f"{sc}/revisions/1/restore/", "edit", {}),
+        ("post", f"{sc}/runs/", "edit", {}),
+        ("post", f"{sc}/share/", "own", {}),
+        ("post", f"{sc}/share/{self.other_link.pk}/revoke/", "own", {}),
+        ("get", f"{sc}/pods/", "read", None),
+        ("post", f"{sc}/pods/default/web-1/update/", "edit", {"yaml": "metadata: {name: web-1}"}),
+        ("get", f"/runs/{run}/", "read", None),
+        ("get", f"/runs/{run}/topology/", "read", None),
+        ("get", f"/runs/{run}/nodes/", "read", None),
+        ("get", f"/runs/{run}/nodes/node-a/", "read", None),
+        ("get", f"/runs/{run}/pods/default/web-1/", "read", None),
+        ("get", f"/runs/{run}/timeline/", "read", None),
+        ("get", f"{sc}/draft/", "edit", None),
+        ("post", f"{sc}/draft/validate/", "edit", {"manifests": SMALL}),
+        ("post", f"{sc}/draft/edit/", "edit", {"op": "set_max_skew", "value": "2"}),
+        ("post", f"{sc}/draft/run/", "edit", {}),
+        ("get", f"{sc}/draft/runs/", "edit", None),
+        ("post", f"{sc}/draft/save/", "edit", {}),
+        ("post", f"{sc}/draft/rebase/", "edit", {}),
+        ("post", f"{sc}/draft/discard/", "edit", {}),
+        ("get", f"{sc}/compare/?a={run}&b={run2}", "read", None),
+        ("get", f"{sc}/sweeps/", "read", None),
+        ("post", f"{sc}/sweeps/new/", "edit", {}),
+        ("get", f"/sweeps/{self.sweep.pk}/", "read", None),
+    ]
+
+
 class AccessMatrixTestCase(BaseTestCase):
     maxDiff = None
 
     @classmethod
     def setUpTestData(cls):
         super().setUpTestData()
-        s = cls.scenario
-        services.save_revision(s, manifests=TWO_PODS, author=cls.owner, message="second")
-        cls.run_a = Run.objects.create(scenario=s, revision=s.head(), created_by=cls.owner, status="succeeded",
-                                     result=engine.simulate(TWO_PODS))
-        cls.run_b = Run.objects.create(scenario=s, revision=s.head(), created_by=cls.owner, status="succeeded",
-                                      result=engine.simulate(TWO_PODS))
-        cls.sweep = Sweep.objects.create(scenario=s, revision=s.head(), spec={}, created_by=cls.owner)
-        cls.link, cls.share_token = ShareLink.create(s, cls.owner)
-        cls.other_link, _ = ShareLink.create(s, cls.owner)
-        for user in (cls.editor, cls.owner):  # so "save the draft" has something to save
-            drafts.set_text(drafts.get_or_start(s, user), TWO_PODS + "# drafted\n")
+        add_matrix_data(cls)
 
     def api_endpoints(self):
-        pk, run, run2 = self.scenario.pk, self.run_a.pk, self.run_b.pk
-        sc = f"/api/scenarios/{pk}"
-        return [
-            ("get", f"{sc}/", "read", None),
-            ("patch", f"{sc}/", "edit", {"name": "renamed"}),
-            ("put", f"{sc}/", "edit", {"name": "renamed"}),
-            ("delete", f"{sc}/", "own", None),
-            ("get", f"{sc}/revisions/", "read", None),
-            ("post", f"{sc}/revisions/", "edit", {"manifests": SMALL, "revision": 2}),
-            ("get", f"{sc}/revisions/1/", "read", None),
-            ("get", f"{sc}/revisions/2/diff/", "read", None),
-            ("post", f"{sc}/revisions/1/restore/", "edit", {}),
-            ("get", f"{sc}/manifests/", "read", None),
-            ("get", f"{sc}/runs/", "read", None),
-            ("post", f"{sc}/runs/", "edit", {}),
-            ("get", f"{sc}/share-links/", "own", None),
-            ("post", f"{sc}/share-links/", "own", None),
-            ("delete", f"{sc}/share-links/{self.other_link.pk}/", "own", None),
-            ("get", f"{sc}/draft/", "edit", None),
-            ("put", f"{sc}/draft/", "edit", {"manifests": SMALL}),
-            ("delete", f"{sc}/draft/", "edit", None),
-            ("post", f"{sc}/draft/edits/", "edit", {"op": "set_max_skew", "value": 2}),
-            ("post", f"{sc}/draft/run/", "edit", {}),
-            ("post", f"{sc}/draft/save/", "edit", {}),
-            ("get", f"{sc}/compare/?a={run}&b={run2}", "read", None),
-            ("get", f"/api/runs/{run}/compare/{run2}/", "read", None),
-            ("post", f"{sc}/sweeps/", "edit", {"axes": []}),
-            ("get", f"/api/sweeps/{self.sweep.pk}/", "read", None),
-            ("get", f"{sc}/pods/default/web-1/updates/", "read", None),
-            ("post", f"{sc}/pods/default/web-1/updates/", "edit", {"pod": {"metadata": {"name": "web-1"}}}),
-            ("get", f"{sc}/pod-updates/", "read", None),
-            ("get", f"/api/runs/{run}/", "read", None),
-            ("get", f"/api/runs/{run}/pods/", "read", None),
-            ("get", f"/api/runs/{run}/topology/", "read", None),
-            ("get", f"/api/runs/{run}/timeline/", "read", None),
-            ("get", f"/api/runs/{run}/nodes/node-a/", "read", None),
-            ("get", f"/api/runs/{run}/pods/default/web-1/", "read", None),
-            ("get", f"/api/teams/{self.team.pk}/", "read", None),
-        ]
+        return api_endpoints(self)
 
     def page_endpoints(self):
-        pk, run, run2 = self.scenario.pk, self.run_a.pk, self.run_b.pk
-        sc = f"/scenarios/{pk}"
-        return [
-            ("get", f"{sc}/", "read", None),
-            ("post", f"{sc}/save/", "edit", {"manifests": SMALL, "revision": 2}),
-            ("post", f"{sc}/delete/", "own", {}),
-            ("get", f"{sc}/revisions/1/", "read", None),
-            ("post", f"{sc}/revisions/1/restore/", "edit", {}),
-            ("post", f"{sc}/runs/", "edit", {}),
-            ("post", f"{sc}/share/", "own", {}),
-            ("post", f"{sc}/share/{self.other_link.pk}/revoke/", "own", {}),
-            ("get", f"{sc}/pods/", "read", None),
-            ("post", f"{sc}/pods/default/web-1/update/", "edit", {"yaml": "metadata: {name: web-1}"}),
-            ("get", f"/runs/{run}/", "read", None),
-            ("get", f"/runs/{run}/topology/", "read", None),
-            ("get", f"/runs/{run}/nodes/", "read", None),
-            ("get", f"/runs/{run}/nodes/node-a/", "read", None),
-            ("get", f"/runs/{run}/pods/default/web-1/", "read", None),
-            ("get", f"/runs/{run}/timeline/", "read", None),
-            ("get", f"{sc}/draft/", "edit", None),
-            ("post", f"{sc}/draft/validate/", "edit", {"manifests": SMALL}),
-            ("post", f"{sc}/draft/edit/", "edit", {"op": "set_max_skew", "value": "2"}),
-            ("post", f"{sc}/draft/run/", "edit", {}),
-            ("get", f"{sc}/draft/runs/", "edit", None),
-            ("post", f"{sc}/draft/save/", "edit", {}),
-            ("post", f"{sc}/draft/rebase/", "edit", {}),
-            ("post", f"{sc}/draft/discard/", "edit", {}),
-            ("get", f"{sc}/compare/?a={run}&b={run2}", "read", None),
-            ("get", f"{sc}/sweeps/", "read", None),
-            ("post", f"{sc}/sweeps/new/", "edit", {}),
-            ("get", f"/sweeps/{self.sweep.pk}/", "read", None),
-        ]
+        return page_endpoints(self)
 
     def call(self, client, method, url, data, api):
         with transaction.atomic():
