@@ -9,7 +9,7 @@ TEST_ENV := DATABASE_URL=postgres://postgres@127.0.0.1:5432/whatif \
 	REDIS_URL=redis://127.0.0.1:6379/0 \
 	FAST_PASSWORD_HASHER=true
 
-.PHONY: run test test-deps services
+.PHONY: run test test-deps services bench bench-quick
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -69,3 +69,11 @@ test: test-deps $(VENV)/.installed-dev services
 	mkdir -p test-artifacts
 	@set +e; $(TEST_ENV) $(PY) -m pytest -ra --durations=10; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "no tests were collected"; exit 1; fi; exit $$rc
+
+# Benchmarks (not tests): generated clusters of 100 to 5,000 nodes; prints pods/s, peak memory,
+# filter/score time and the ratio to a NumPy floor. BENCH_ARGS="--quick" for a one-minute run.
+bench: $(VENV)/.installed
+	$(PY) -m tests.bench.run $(BENCH_ARGS)
+
+bench-quick: $(VENV)/.installed
+	$(PY) -m tests.bench.run --quick
