@@ -21,9 +21,10 @@ from .simulate import simulate as _simulate
 __all__ = ["run_filter", "run_score", "simulate"]
 
 
-def simulate(scenario, seed: int = 0, detail: bool = True) -> dict:
-    """Run the whole scheduling loop (see ``simulate.py``)."""
-    return _simulate(scenario, seed=seed, detail=detail)
+def simulate(scenario, seed: int = 0, detail: bool = True, fast: bool = True) -> dict:
+    """Run the whole scheduling loop (see ``simulate.py``); ``fast=False`` forces the
+    reference path."""
+    return _simulate(scenario, seed=seed, detail=detail, fast=fast)
 
 
 def _pending_pod(scenario, pod_key: str) -> Pod:

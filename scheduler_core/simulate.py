@@ -50,13 +50,13 @@ def _image_states(infos: dict[str, NodeInfo]) -> None:
 class Simulation:
     """State of one run: the cluster, the queue, nominations, events and results."""
 
-    def __init__(self, scenario, seed: int = 0, detail: bool = True) -> None:
+    def __init__(self, scenario, seed: int = 0, detail: bool = True, fast: bool = True) -> None:
         self.scenario = scenario
         self.detail = detail
         self.rng = random.Random(seed)
         self.nominator = Nominator()
         self.data = HandleData(scenario, self.nominator, self.rng, self._on_evict,
-                               self._on_clear_nomination)
+                               self._on_clear_nomination, fast)
         self.frameworks = build_frameworks(scenario, self.data)
         self.scheduler = Scheduler(scenario.config.percentage_of_nodes_to_score, self.rng)
         self.node_infos = build_node_infos(scenario)
@@ -254,9 +254,10 @@ def _go_quote(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def simulate(scenario, seed: int = 0, detail: bool = True) -> dict:
-    """Run the whole scheduling loop over a Scenario; JSON-ready result."""
-    sim = Simulation(scenario, seed, detail)
+def simulate(scenario, seed: int = 0, detail: bool = True, fast: bool = True) -> dict:
+    """Run the whole scheduling loop over a Scenario; JSON-ready result. ``fast=False``
+    forces the reference path (every plugin recounts each cycle); results are equal."""
+    sim = Simulation(scenario, seed, detail, fast)
     sim.enqueue_pending()
     sim.run()
     return sim.result()

@@ -68,6 +68,9 @@ class HandleData:
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     on_evict: Callable[[Pod, Pod, str], None] | None = None
     on_clear_nomination: Callable[[Pod], None] | None = None
+    # issue 8: plugins may keep incremental state across cycles (same results; False
+    # forces the reference per-cycle recount everywhere)
+    fast: bool = True
 
 
 @dataclass
@@ -88,6 +91,7 @@ class Framework:
         self.data = handle_data
         self.objects = handle_data.objects
         self.rng = handle_data.rng
+        self.fast = handle_data.fast
         self._snapshot = Snapshot(())
         self.plugins: dict[str, Any] = {}
         for name in profile.all_plugins():

@@ -11,8 +11,9 @@ from typing import Sequence
 from ...framework.interface import SUCCESS, Code, Status, new_status
 from ...framework.types import NodeInfo
 from ...k8s.nodeaffinity import RequiredNodeAffinity
-from ...k8s.types import Node, Pod
+from ...k8s.types import HONOR, Node, Pod
 from .common import Constraint, count_pods_match_selector, node_labels_match_spread_constraints
+from .domain_cache import DomainCountCache, hashable_key
 
 # pkg/scheduler/framework/plugins/podtopologyspread/plugin.go (v1.34)
 ERR_REASON_CONSTRAINTS_NOT_MATCH = "node(s) didn't match pod topology spread constraints"
@@ -92,22 +93,39 @@ def node_topology_counts(pod: Pod, node_info: NodeInfo, constraints: Sequence[Co
 
 
 def cal_pre_filter_state(pod: Pod, constraints: list[Constraint],
-                         all_nodes: Sequence[NodeInfo]) -> PreFilterState:
-    """calPreFilterState: per-domain matching counts over eligible nodes and critical paths."""
+                         all_nodes: Sequence[NodeInfo],
+                         cache: DomainCountCache | None = None) -> PreFilterState:
+    """calPreFilterState: per-domain matching counts over eligible nodes and critical paths.
+
+    With ``cache`` (the fast path) the counts come from the incrementally kept totals,
+    equal to the recount below."""
     s = PreFilterState(constraints, [], [{} for _ in constraints])
     if not constraints:
         return s
     required = RequiredNodeAffinity.from_pod(pod)
-    for ni in all_nodes:
-        for i, value, count in node_topology_counts(pod, ni, constraints, required):
-            m = s.tp_value_to_match_num[i]
-            m[value] = m.get(value, 0) + count
+    key = _cache_key(pod, constraints, required) if cache is not None else None
+    if key is not None:
+        s.tp_value_to_match_num = cache.totals(
+            key, len(constraints), all_nodes,
+            lambda ni: tuple(node_topology_counts(pod, ni, constraints, required)))
+    else:
+        for ni in all_nodes:
+            for i, value, count in node_topology_counts(pod, ni, constraints, required):
+                m = s.tp_value_to_match_num[i]
+                m[value] = m.get(value, 0) + count
     for m in s.tp_value_to_match_num:
         paths = CriticalPaths()
         for value, num in m.items():
             paths.update(value, num)
         s.critical_paths.append(paths)
     return s
+
+
+def _cache_key(pod: Pod, constraints: Sequence[Constraint], required: RequiredNodeAffinity):
+    """What node_topology_counts depends on besides the node (None: not cacheable)."""
+    tolerations = pod.tolerations if any(c.node_taints_policy == HONOR
+                                         for c in constraints) else None
+    return hashable_key("filter", pod.namespace, tuple(constraints), required, tolerations)
 
 
 def update_with_pod(s: PreFilterState, updated_pod: Pod, preemptor: Pod, node: Node | None,

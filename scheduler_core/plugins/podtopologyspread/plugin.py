@@ -18,6 +18,7 @@ from ...k8s.types import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY, Pod
 from .. import names
 from . import explain as explain_mod
 from .common import Constraint, build_default_constraints, filter_topology_spread_constraints
+from .domain_cache import DomainCountCache
 from .filtering import (ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH,
                         PreFilterState, cal_pre_filter_state, filter_node, update_with_pod)
 from .scoring import (PreScoreState, count_all_nodes, init_pre_score_state, normalize_scores,
@@ -39,6 +40,10 @@ class PodTopologySpread(Plugin):
     def __init__(self, args: PodTopologySpreadArgs | None, handle) -> None:
         args = args if args is not None else PodTopologySpreadArgs()
         self.handle = handle
+        # issue 8 fast path: domain counts kept across cycles (None: recount every cycle)
+        fast = getattr(handle, "fast", False)
+        self.filter_counts = DomainCountCache() if fast else None
+        self.score_counts = DomainCountCache() if fast else None
         self.default_constraints = tuple(args.default_constraints)
         self.system_defaulted = args.defaulting_type == SYSTEM_DEFAULTING
         if self.system_defaulted:
@@ -63,7 +68,8 @@ class PodTopologySpread(Plugin):
                    ) -> tuple[PreFilterResult | None, Status]:
         """PreFilter: count matching pods per domain; Skip without hard constraints."""
         try:
-            s = cal_pre_filter_state(pod, self.get_constraints(pod, DO_NOT_SCHEDULE), nodes)
+            s = cal_pre_filter_state(pod, self.get_constraints(pod, DO_NOT_SCHEDULE), nodes,
+                                     self.filter_counts)
         except Exception as e:  # a bug, reported the way AsStatus does
             return None, as_status(e)
         if not s.constraints:
@@ -134,7 +140,7 @@ class PodTopologySpread(Plugin):
         # nodes without a zone label still get hostname spreading.
         require_all = bool(pod.topology_spread_constraints) or not self.system_defaulted
         init_pre_score_state(s, nodes, require_all)
-        count_all_nodes(s, pod, all_nodes, require_all)
+        count_all_nodes(s, pod, all_nodes, require_all, self.score_counts)
         state.write(PRE_SCORE_STATE_KEY, s)
         return SUCCESS
 

@@ -13,8 +13,9 @@ from typing import Sequence
 from ...framework.interface import MAX_NODE_SCORE, NodeScore
 from ...framework.types import NodeInfo
 from ...k8s.nodeaffinity import RequiredNodeAffinity
-from ...k8s.types import LABEL_HOSTNAME, Pod
+from ...k8s.types import HONOR, LABEL_HOSTNAME, Pod
 from .common import Constraint, count_pods_match_selector, node_labels_match_spread_constraints
+from .domain_cache import DomainCountCache, hashable_key
 
 INVALID_SCORE = -1
 
@@ -88,10 +89,17 @@ def init_pre_score_state(s: PreScoreState, filtered_nodes: Sequence[NodeInfo],
 
 
 def count_all_nodes(s: PreScoreState, pod: Pod, all_nodes: Sequence[NodeInfo],
-                    require_all_topologies: bool) -> None:
+                    require_all_topologies: bool, cache: DomainCountCache | None = None
+                    ) -> None:
     """PreScore's processAllNode: add every node's matching pods to the domains that some
-    filtered node belongs to."""
+    filtered node belongs to (from the incrementally kept totals when ``cache`` is set)."""
     required = RequiredNodeAffinity.from_pod(pod)
+    key = _cache_key(pod, s.constraints, required, require_all_topologies) \
+        if cache is not None else None
+    if key is not None:
+        _counts_from_cache(s, cache.totals(key, len(s.constraints), all_nodes, lambda ni: (
+            _node_contribution(s.constraints, pod, ni, required, require_all_topologies))))
+        return
     for ni in all_nodes:
         node = ni.node
         if require_all_topologies and not node_labels_match_spread_constraints(
@@ -105,6 +113,38 @@ def count_all_nodes(s: PreScoreState, pod: Pod, all_nodes: Sequence[NodeInfo],
             if value not in counts:
                 continue
             counts[value] += count_pods_match_selector(ni.pods, c.selector, pod.namespace)
+
+
+def _cache_key(pod: Pod, constraints: Sequence[Constraint], required: RequiredNodeAffinity,
+               require_all: bool):
+    """What _node_contribution depends on besides the node (None: not cacheable)."""
+    tolerations = pod.tolerations if any(c.node_taints_policy == HONOR
+                                         for c in constraints) else None
+    return hashable_key("score", pod.namespace, tuple(constraints), required, tolerations,
+                        require_all)
+
+
+def _node_contribution(constraints: Sequence[Constraint], pod: Pod, ni: NodeInfo,
+                       required: RequiredNodeAffinity, require_all: bool
+                       ) -> tuple[tuple[int, str, int], ...]:
+    """One node's (constraint index, value, matching pods), as the loop above counts them
+    (hostname constraints are counted in Score, not here)."""
+    node = ni.node
+    if require_all and not node_labels_match_spread_constraints(node.labels, constraints):
+        return ()
+    return tuple((i, node.labels.get(c.topology_key, ""),
+                  count_pods_match_selector(ni.pods, c.selector, pod.namespace))
+                 for i, c in enumerate(constraints)
+                 if c.topology_key != LABEL_HOSTNAME
+                 and c.match_node_inclusion_policies(pod, node, required))
+
+
+def _counts_from_cache(s: PreScoreState, totals: list[dict[str, int]]) -> None:
+    """Fill the filtered nodes' domains from the totals over all nodes."""
+    for i, counts in enumerate(s.topology_value_to_pod_counts):
+        total = totals[i]
+        for value in counts:
+            counts[value] = total.get(value, 0)
 
 
 def raw_score(s: PreScoreState, pod: Pod, node_info: NodeInfo) -> int:

@@ -1,0 +1,165 @@
+"""The fast path (issue 8) against the reference path on generated scenarios.
+
+``simulate(..., fast=True)`` (the default) lets plugins keep incremental state across
+cycles (PodTopologySpread's per-domain counts); ``fast=False`` recounts every cycle as
+upstream does. For the same seed both must give the same result: placements, outcomes,
+messages, events, evictions and every per-node verdict and score of every cycle.
+"""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+import yaml
+
+from scheduler_core.api import simulate
+from scheduler_core.framework.types import NodeInfo
+from scheduler_core.plugins.podtopologyspread.domain_cache import DomainCountCache
+from scheduler_core.scenario import load_scenario
+from tests.core.wrappers import make_node, make_pod
+
+ZONES = ["z1", "z2", "z3", "z4"]
+APPS = ["web", "api", "db"]
+
+
+def _node(rng: random.Random, i: int) -> dict:
+    labels = {"kubernetes.io/hostname": f"n{i}", "topology.kubernetes.io/region": "r1"}
+    if rng.random() > 0.05:  # a few nodes lack the zone label
+        labels["topology.kubernetes.io/zone"] = rng.choice(ZONES)
+    spec: dict = {}
+    if rng.random() < 0.1:
+        spec["taints"] = [{"key": "pool", "value": "special", "effect": "NoSchedule"}]
+    if rng.random() < 0.03:
+        spec["unschedulable"] = True
+    cpu = rng.choice(["2", "4", "8"])
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": labels},
+            "spec": spec, "status": {"allocatable": {"cpu": cpu, "memory": "16Gi", "pods": "20"}}}
+
+
+def _constraints(rng: random.Random, app: str) -> list[dict]:
+    zone = {"maxSkew": rng.randint(1, 3), "topologyKey": "topology.kubernetes.io/zone",
+            "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": app}}}
+    if rng.random() < 0.3:
+        zone["nodeTaintsPolicy"] = "Honor"
+    if rng.random() < 0.2:
+        zone["nodeAffinityPolicy"] = "Ignore"
+    if rng.random() < 0.2:
+        zone["minDomains"] = rng.randint(2, 5)
+    if rng.random() < 0.2:
+        zone["matchLabelKeys"] = ["tier"]
+    host = {"maxSkew": 1, "topologyKey": "kubernetes.io/hostname",
+            "whenUnsatisfiable": "ScheduleAnyway", "labelSelector": {"matchLabels": {"app": app}}}
+    region = {"maxSkew": 2, "topologyKey": "topology.kubernetes.io/zone",
+              "whenUnsatisfiable": "ScheduleAnyway", "labelSelector": {"matchLabels": {"app": app}}}
+    return rng.choice([[zone, host], [zone], [host, region], []])
+
+
+def _pod(rng: random.Random, i: int, node: str = "") -> dict:
+    app = rng.choice(APPS)
+    ns = rng.choice(["default", "team"])
+    labels = {"app": app, "tier": rng.choice(["a", "b"])}
+    spec: dict = {"containers": [{"name": "c", "image": f"img/{app}:1", "resources": {
+        "requests": {"cpu": rng.choice(["100m", "500m", "1", "2"]), "memory": "256Mi"}}}],
+        "topologySpreadConstraints": _constraints(rng, app)}
+    spec["priorityClassName"] = rng.choice(["low", "mid", "high"]) if not node else "low"
+    if rng.random() < 0.2:
+        spec["affinity"] = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+            "nodeSelectorTerms": [{"matchExpressions": [{
+                "key": "topology.kubernetes.io/zone", "operator": "In",
+                "values": rng.sample(ZONES, 2)}]}]}}}
+    if rng.random() < 0.15:
+        spec["tolerations"] = [{"key": "pool", "operator": "Exists", "effect": "NoSchedule"}]
+    if not node and rng.random() < 0.03:
+        spec["schedulingGates"] = [{"name": "wait"}]
+    if node:
+        spec["nodeName"] = node
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": f"p{i}", "namespace": ns, "labels": labels}, "spec": spec}
+
+
+def _priority_classes() -> list[dict]:
+    return [{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+             "metadata": {"name": name}, "value": value}
+            for name, value in (("low", 10), ("mid", 100), ("high", 1000))]
+
+
+def generated_scenario(seed: int, nodes: int, bound: int, pending: int) -> str:
+    """A seeded cluster as YAML: zones, taints, spread constraints, affinity, priorities,
+    bound low-priority pods (preemption victims) and gated pods."""
+    rng = random.Random(seed)
+    objs = _priority_classes() + [_node(rng, i) for i in range(nodes)]
+    objs += [_pod(rng, i, f"n{rng.randrange(nodes)}") for i in range(bound)]
+    objs += [_pod(rng, bound + i) for i in range(pending)]
+    return yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objs})
+
+
+def _both(text: str, seed: int, detail: bool) -> tuple[str, str]:
+    scenario = load_scenario(text, filename="gen.yaml")
+    fast = simulate(scenario, seed=seed, detail=detail, fast=True)
+    ref = simulate(scenario, seed=seed, detail=detail, fast=False)
+    return json.dumps(fast, sort_keys=True, default=str), json.dumps(ref, sort_keys=True,
+                                                                      default=str)
+
+
+@pytest.mark.parametrize("seed, nodes, bound, pending", [
+    pytest.param(1, 40, 60, 120, id="small cluster, many pods per node"),
+    pytest.param(2, 120, 100, 150, id="over 100 nodes: only a share of nodes is scored"),
+    pytest.param(3, 250, 150, 120, id="a few hundred nodes"),
+    pytest.param(4, 30, 90, 150, id="tight cluster: failures and preemption"),
+])
+def test_fast_and_reference_paths_give_the_same_result(seed, nodes, bound, pending) -> None:
+    fast, ref = _both(generated_scenario(seed, nodes, bound, pending), seed, detail=True)
+    assert fast == ref
+
+
+def test_generated_scenarios_exercise_preemption_and_failures() -> None:
+    """Guard that the tight scenario above really covers the hard branches."""
+    scenario = load_scenario(generated_scenario(4, 30, 90, 150), filename="gen.yaml")
+    result = simulate(scenario, seed=4, detail=False)
+    outcomes = {p["outcome"] for p in result["pods"]}
+    assert outcomes == {"Scheduled", "Unschedulable", "Gated"}
+    assert result["evicted"]
+
+
+@pytest.mark.parametrize("seed", range(5, 10))
+def test_fast_and_reference_paths_agree_without_detail(seed) -> None:
+    fast, ref = _both(generated_scenario(seed, 60, 80, 100), seed, detail=False)
+    assert fast == ref
+
+
+def _recount(nodes: list[NodeInfo]) -> list[dict[str, int]]:
+    totals: dict[str, int] = {}
+    for ni in nodes:
+        for _, value, count in _contribution(ni):
+            totals[value] = totals.get(value, 0) + count
+    return [totals]
+
+
+def _contribution(ni: NodeInfo) -> tuple[tuple[int, str, int], ...]:
+    return ((0, ni.node.labels["zone"], sum(p.pod.labels.get("app") == "web"
+                                             for p in ni.pods)),)
+
+
+def test_domain_cache_follows_binds_evictions_and_new_node_infos() -> None:
+    nodes = [NodeInfo(make_node(f"n{i}").label("zone", f"z{i % 2}").obj()) for i in range(4)]
+    cache = DomainCountCache()
+    assert cache.totals("k", 1, nodes, _contribution) == [{"z0": 0, "z1": 0}]
+    web = make_pod("w").label("app", "web").obj()
+    nodes[1].add_pod(web)
+    nodes[3].add_pod(make_pod("w2").label("app", "web").obj())
+    assert cache.totals("k", 1, nodes, _contribution) == _recount(nodes) == [{"z0": 0, "z1": 2}]
+    nodes[1].remove_pod(web)
+    assert cache.totals("k", 1, nodes, _contribution) == [{"z0": 0, "z1": 1}]
+    clone = nodes[0].clone()
+    clone.add_pod(make_pod("w3").label("app", "web").obj())
+    swapped = [clone] + nodes[1:]
+    assert cache.totals("k", 1, swapped, _contribution) == [{"z0": 1, "z1": 1}]
+    assert cache.totals("k", 1, nodes[:3], _contribution) == [{"z0": 0, "z1": 0}]
+
+
+def test_domain_cache_returns_copies() -> None:
+    nodes = [NodeInfo(make_node("n0").label("zone", "z0").obj())]
+    cache = DomainCountCache()
+    cache.totals("k", 1, nodes, _contribution)[0]["z0"] = 99
+    assert cache.totals("k", 1, nodes, _contribution) == [{"z0": 0}]
