@@ -33,3 +33,9 @@ document.addEventListener("click", function (event) {
     fallback();
   }
 });
+
+// security: forms with data-confirm ask first (an inline onsubmit would be blocked by the CSP).
+document.addEventListener("submit", function (event) {
+  var message = event.target.getAttribute && event.target.getAttribute("data-confirm");
+  if (message && !window.confirm(message)) event.preventDefault();
+});
