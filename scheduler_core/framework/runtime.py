@@ -91,7 +91,6 @@ class Framework:
         self.data = handle_data
         self.objects = handle_data.objects
         self.rng = handle_data.rng
-        self.fast = handle_data.fast
         self._snapshot = Snapshot(())
         self.plugins: dict[str, Any] = {}
         for name in profile.all_plugins():
@@ -106,6 +105,11 @@ class Framework:
                        for point in reg.EXTENSION_POINTS}
 
     # --- Handle ------------------------------------------------------------------------
+    @property
+    def fast(self) -> bool:
+        """Whether plugins may keep state across cycles and batch Score (issue 8)."""
+        return self.data.fast
+
     def snapshot_shared_lister(self) -> Snapshot:
         """SnapshotSharedLister: the current cycle's Snapshot."""
         return self._snapshot
@@ -301,6 +305,10 @@ class Framework:
         plugins = [pl for pl in self.points[reg.SCORE] if pl.NAME not in state.skip_score_plugins]
         per_plugin: dict[str, list[NodeScore]] = {}
         for pl in plugins:
+            batch = self._batch_scores(pl, state, pod, nodes)
+            if batch is not None:
+                per_plugin[pl.NAME] = [NodeScore(ni.name, s) for ni, s in zip(nodes, batch)]
+                continue
             scores = []
             score = pl.score
             for ni in nodes:
@@ -322,6 +330,18 @@ class Framework:
                 return [], _wrap(st, f'running Normalize on Score plugins: plugin "{pl.NAME}" '
                                  "failed with", pl.NAME)
         return self._weigh(plugins, per_plugin, nodes)
+
+    def _batch_scores(self, pl, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+                      ) -> list[int] | None:
+        """Fast path: the plugin's score_nodes (equal to Score node by node), or None to
+        take the per-node loop (no batch method, reference path, or any trouble)."""
+        batch = getattr(pl, "score_nodes", None) if self.fast else None
+        if batch is None:
+            return None
+        try:
+            return batch(state, pod, nodes)
+        except Exception:  # noqa: BLE001 - the per-node loop reports it as upstream does
+            return None
 
     def _weigh(self, plugins: list, per_plugin: dict[str, list[NodeScore]],
                nodes: Sequence[NodeInfo]) -> tuple[list[NodePluginScores], Status]:

@@ -79,5 +79,14 @@ class BalancedAllocation(Plugin):
                 return 0, SUCCESS
         return self.scorer.score(node_info, reqs)
 
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+                    ) -> list[int] | None:
+        """Score for all nodes at once (fast path); None: use the per-node Score."""
+        try:
+            reqs = state.read(PRE_SCORE_STATE_KEY).pod_requests
+        except KeyError:
+            return None
+        return self.scorer.score_all(nodes, reqs)
+
     def score_extensions(self) -> None:
         return None

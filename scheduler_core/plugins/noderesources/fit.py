@@ -188,6 +188,15 @@ class Fit(Plugin):
             reqs = self.scorer.calculate_pod_resource_request_list(pod)
         return self.scorer.score(node_info, reqs)
 
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+                    ) -> list[int] | None:
+        """Score for all nodes at once (fast path); None: use the per-node Score."""
+        try:
+            reqs = state.read(PRE_SCORE_STATE_KEY).pod_requests
+        except KeyError:
+            return None
+        return self.scorer.score_all(nodes, reqs)
+
     def score_extensions(self) -> None:
         return None
 

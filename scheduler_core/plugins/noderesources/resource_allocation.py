@@ -97,3 +97,16 @@ class ResourceAllocationScorer:
                 continue
             allocatable[i], requested[i] = alloc, req
         return self.scorer(requested, allocatable), SUCCESS
+
+    def score_all(self, nodes: Sequence[NodeInfo], pod_requests: Sequence[int]
+                  ) -> list[int] | None:
+        """score over many nodes (the fast path's batch Score); None when one node's
+        score is not a success (the caller then takes the per-node path for the error)."""
+        out = []
+        score = self.score
+        for ni in nodes:
+            value, st = score(ni, pod_requests)
+            if st.code:
+                return None
+            out.append(value)
+        return out

@@ -152,6 +152,15 @@ class PodTopologySpread(Plugin):
             return 0, _error(e)
         return raw_score(s, pod, node_info), SUCCESS
 
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+                    ) -> list[int] | None:
+        """Score for all nodes at once (fast path); None: use the per-node Score."""
+        try:
+            s = self._pre_score_state(state)
+        except KeyError:
+            return None
+        return [raw_score(s, pod, ni) for ni in nodes]
+
     def score_extensions(self) -> "PodTopologySpread":
         return self
 
