@@ -12,6 +12,7 @@ import random
 
 import pytest
 import yaml
+from hypothesis import given, settings, strategies as st
 
 from scheduler_core.api import simulate
 from scheduler_core.framework.types import NodeInfo
@@ -125,6 +126,14 @@ def test_generated_scenarios_exercise_preemption_and_failures() -> None:
 @pytest.mark.parametrize("seed", range(5, 10))
 def test_fast_and_reference_paths_agree_without_detail(seed) -> None:
     fast, ref = _both(generated_scenario(seed, 60, 80, 100), seed, detail=False)
+    assert fast == ref
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31), nodes=st.integers(1, 40), bound=st.integers(0, 60),
+       pending=st.integers(1, 60))
+def test_fast_and_reference_paths_agree_on_any_seed(seed, nodes, bound, pending) -> None:
+    fast, ref = _both(generated_scenario(seed, nodes, bound, pending), seed, detail=True)
     assert fast == ref
 
 
