@@ -20,6 +20,7 @@ from .cycle_state import CycleState
 from .interface import (MAX_NODE_SCORE, MIN_NODE_SCORE, SUCCESS, Code, Diagnosis, NodeScore,
                         PostFilterResult, PreFilterResult, Status, as_status)
 from .snapshot import Snapshot
+from .static_filter import StaticFilterMemo, static_prefix_length
 from .types import NodeInfo, PodInfo, QueuedPodInfo, new_pod_info
 
 
@@ -110,6 +111,13 @@ class Framework:
         """Whether plugins may keep state across cycles and batch Score (issue 8)."""
         return self.data.fast
 
+    @property
+    def _static_memo(self) -> StaticFilterMemo:
+        memo = getattr(self, "_static_memo_obj", None)
+        if memo is None:
+            memo = self._static_memo_obj = StaticFilterMemo()
+        return memo
+
     def snapshot_shared_lister(self) -> Snapshot:
         """SnapshotSharedLister: the current cycle's Snapshot."""
         return self._snapshot
@@ -167,6 +175,13 @@ class Framework:
                                ) -> tuple[PreFilterResult | None, Status, set[str]]:
         """RunPreFilterPlugins: merge results, Skip drops a plugin's Filter,
         UnschedulableAndUnresolvable stops at once, Unschedulable after all have run."""
+        out = self._run_pre_filter_plugins(state, pod)
+        if self.fast:
+            self._static_memo.start_cycle(pod, state.skip_filter_plugins)
+        return out
+
+    def _run_pre_filter_plugins(self, state: CycleState, pod: Pod
+                                ) -> tuple[PreFilterResult | None, Status, set[str]]:
         nodes = self._snapshot.list()
         result: PreFilterResult | None = None
         with_nodes: set[str] = set()
@@ -197,9 +212,26 @@ class Framework:
             state.skip_filter_plugins = skip
 
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        """RunFilterPlugins: the first non-success status, stamped with its plugin."""
+        """RunFilterPlugins: the first non-success status, stamped with its plugin. On the
+        fast path the leading node-static plugins' verdict comes from ``static_filter``."""
+        verdicts = self._static_memo.verdicts_for(pod) if self.fast else None
+        if verdicts is None:
+            return self._run_filters(state, pod, node_info, 0, len(self.points[reg.FILTER]))
+        prefix = static_prefix_length(self.points[reg.FILTER])
+        node = node_info.node
+        hit = verdicts.get(node_info.name)
+        if hit is None or hit[0] is not node:
+            hit = verdicts[node_info.name] = (node, self._run_filters(state, pod, node_info, 0,
+                                                                      prefix))
+        if hit[1].code:
+            return hit[1]
+        return self._run_filters(state, pod, node_info, prefix, len(self.points[reg.FILTER]))
+
+    def _run_filters(self, state: CycleState, pod: Pod, node_info: NodeInfo, start: int,
+                     stop: int) -> Status:
+        """RunFilterPlugins over the Filter plugins [start, stop)."""
         skip = state.skip_filter_plugins
-        for pl in self.points[reg.FILTER]:
+        for pl in self.points[reg.FILTER][start:stop]:
             if skip and pl.NAME in skip:
                 continue
             try:
