@@ -95,9 +95,9 @@ def app_env(connection, broker_url, queue, **extra):
     return env
 
 
-def start_worker(connection, broker_url, log, concurrency=1, **extra):
+def start_worker(connection, broker_url, log, concurrency=1, queue=None, **extra):
     """A prefork worker (time limits and lost-worker detection need prefork) on a queue of its own."""
-    queue = f"whatif-fault-{uuid.uuid4().hex[:8]}"
+    queue = queue or f"whatif-fault-{uuid.uuid4().hex[:8]}"
     worker = Proc([sys.executable, "-m", "celery", "-A", "webapp", "worker", "-l", "info", "-P", "prefork",
                    "-c", str(concurrency), "-Q", queue, "--without-gossip", "--without-mingle",
                    "--without-heartbeat"], app_env(connection, broker_url, queue, **extra), log)

@@ -76,6 +76,34 @@ def test_it_redelivers_a_run_whose_worker_was_killed_and_finishes_it_once(scenar
         worker.stop()
 
 
+def test_it_reruns_once_a_run_whose_whole_worker_was_killed(scenario, redis, tmp_path):
+    """The machine dies (worker and pool SIGKILLed at once): the sweep re-queues the run for another worker."""
+    worker = start_worker(connection, redis.url, tmp_path / "worker.log", RUN_TEST_DELAY=1.5)
+    try:
+        run = new_run(scenario)
+        send(run, redis.url, worker.queue)
+        wait_until(lambda: status_of(run) == "running", 20, "the run to start")
+        worker.stop(signal.SIGKILL)
+        time.sleep(2)  # long enough for a killed worker to have finished, had it lived
+        assert status_of(run) == "running"
+        second = start_worker(connection, redis.url, tmp_path / "worker2.log", queue=worker.queue)
+        try:
+            sweep = subprocess.run(
+                [sys.executable, "manage.py", "shell", "-c",
+                 "from datetime import timedelta; from django.utils import timezone; "
+                 "from webapp.scenarios.tasks import sweep; print(sweep(timezone.now() + timedelta(seconds=400)))"],
+                env=app_env(connection, redis.url, second.queue), capture_output=True, text=True, timeout=60)
+            assert sweep.returncode == 0, sweep.stderr
+            assert sweep.stdout.strip().endswith("(1, 0, 0)"), sweep.stdout  # one re-queued, none failed
+            wait_until(lambda: status_of(run) in Run.FINISHED, 30, "the re-queued run to finish")
+            run.refresh_from_db()
+            assert (run.status, run.attempts, run.error) == ("succeeded", 1, ""), second.text()
+        finally:
+            second.stop()
+    finally:
+        worker.stop()
+
+
 def test_it_fails_a_run_that_exceeds_its_time_limit_with_a_readable_reason(scenario, redis, tmp_path):
     # RUN_TIME_LIMIT=3 gives a 1 s soft limit; the run sleeps 20 s before the engine.
     worker = start_worker(connection, redis.url, tmp_path / "worker.log", RUN_TIME_LIMIT=3, RUN_TEST_DELAY=20)
