@@ -15,6 +15,8 @@ def json_type(value):
 class DepthLimitedJSONParser(JSONParser):
     """DRF's JSON parser, refusing bodies that are not objects or nest so deep that building them overflows."""
 
+    require_object = True  # every endpoint takes an object; views then name the missing fields
+
     def parse(self, stream, media_type=None, parser_context=None):
         too_deep = ParseError(f"JSON parse error: nested deeper than {settings.MANIFEST_MAX_NESTING} levels.")
         try:
@@ -23,7 +25,7 @@ class DepthLimitedJSONParser(JSONParser):
             raise too_deep
         if not limits.check_json_depth(data):
             raise too_deep
-        if not isinstance(data, dict):
+        if self.require_object and not isinstance(data, dict):
             raise ParseError(f"JSON parse error: the body must be a JSON object ({{...}}), not {json_type(data)}.")
         return data
 

@@ -33,6 +33,7 @@ Role = Membership.Role
 
 class MergePatchParser(DepthLimitedJSONParser):
     media_type = "application/merge-patch+json"
+    require_object = False  # the view explains what a patch must be, naming the "patch" field
 
     def parse(self, stream, media_type=None, parser_context=None):
         return {"__merge_patch__": super().parse(stream, media_type, parser_context)}
