@@ -44,8 +44,9 @@ def check_text(text, filename="scenario.yaml"):
                 stack.append([event.anchor, 1])
                 if len(stack) - 1 > settings.MANIFEST_MAX_NESTING:
                     mark = event.start_mark
-                    raise TooLarge(f"{filename}: nesting deeper than {settings.MANIFEST_MAX_NESTING} levels at line "
-                                   f"{mark.line + 1}, column {mark.column + 1}; Kubernetes objects are never this deep.")
+                    raise TooLarge(f"{filename}: nesting deeper than {settings.MANIFEST_MAX_NESTING} levels at "
+                                   f"line {mark.line + 1}, column {mark.column + 1}; "
+                                   "Kubernetes objects are never this deep.")
                 continue
             if isinstance(event, _CLOSE):
                 anchor, size = stack.pop()

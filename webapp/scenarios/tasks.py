@@ -26,7 +26,8 @@ class QueueUnavailable(Exception):
     """The broker (Redis) could not be reached, so a run could not be handed to a worker."""
 
     message = ("The run queue is unavailable right now (the message broker cannot be reached). "
-               "Your scenario and its revisions are saved; the run is kept as queued and starts when the queue is back.")
+               "Your scenario and its revisions are saved; "
+               "the run is kept as queued and starts when the queue is back.")
 
     def __str__(self):
         return self.message
