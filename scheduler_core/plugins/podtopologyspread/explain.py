@@ -52,8 +52,30 @@ def constraint_header(c: Constraint, pod: Pod) -> dict:
 
 def ignored_for_counting(c: Constraint, constraints: Sequence[Constraint], pod: Pod,
                          nodes: Sequence[Node], required: RequiredNodeAffinity,
-                         require_all: bool = True) -> dict[str, str]:
-    """Nodes whose pods are not counted for c: node name -> reason."""
+                         require_all: bool = True, memo: dict | None = None
+                         ) -> dict[str, str]:
+    """Nodes whose pods are not counted for c: node name -> reason. With ``memo`` (fast
+    path) the answer is reused while the key and the very same Node objects recur."""
+    if memo is None:
+        return _ignored_for_counting(c, constraints, pod, nodes, required, require_all)
+    key = (c, tuple(constraints), required,
+           pod.tolerations if c.node_taints_policy == HONOR else None, require_all)
+    try:
+        hit = memo.get(key)
+    except TypeError:  # unhashable: no memo
+        return _ignored_for_counting(c, constraints, pod, nodes, required, require_all)
+    if hit is None or len(hit[0]) != len(nodes) or \
+            not all(a is b for a, b in zip(hit[0], nodes)):
+        if len(memo) >= 256:
+            memo.clear()
+        hit = memo[key] = (tuple(nodes), _ignored_for_counting(c, constraints, pod, nodes,
+                                                               required, require_all))
+    return dict(hit[1])
+
+
+def _ignored_for_counting(c: Constraint, constraints: Sequence[Constraint], pod: Pod,
+                          nodes: Sequence[Node], required: RequiredNodeAffinity,
+                          require_all: bool) -> dict[str, str]:
     out = {}
     for node in nodes:
         reason = missing_label_reason(node, constraints) if require_all else None
@@ -64,7 +86,7 @@ def ignored_for_counting(c: Constraint, constraints: Sequence[Constraint], pod: 
 
 
 def explain_hard(s: PreFilterState, i: int, pod: Pod, nodes: Sequence[Node],
-                 required: RequiredNodeAffinity) -> dict:
+                 required: RequiredNodeAffinity, memo: dict | None = None) -> dict:
     """One DoNotSchedule constraint: domains, global minimum, per-node skew."""
     c = s.constraints[i]
     counts = s.tp_value_to_match_num[i]
@@ -84,7 +106,7 @@ def explain_hard(s: PreFilterState, i: int, pod: Pod, nodes: Sequence[Node],
         "domains": dict(sorted(counts.items())),
         "eligibleDomains": sorted(counts),
         "domainCount": len(counts),
-        "ignoredNodes": ignored_for_counting(c, s.constraints, pod, nodes, required),
+        "ignoredNodes": ignored_for_counting(c, s.constraints, pod, nodes, required, True, memo),
         "globalMinimum": min_match,
         "minDomainsForcedZero": len(counts) < c.min_domains,
         "nodes": per_node,
@@ -99,7 +121,8 @@ def _soft_counts(s: PreScoreState, i: int) -> dict[str, int]:
 
 
 def explain_soft(s: PreScoreState, i: int, pod: Pod, nodes: Sequence[Node],
-                 required: RequiredNodeAffinity, require_all: bool) -> dict:
+                 required: RequiredNodeAffinity, require_all: bool,
+                 memo: dict | None = None) -> dict:
     """One ScheduleAnyway constraint: domain counts over all nodes, weight, per-node skew."""
     c = s.constraints[i]
     counts = _soft_counts(s, i)
@@ -125,7 +148,8 @@ def explain_soft(s: PreScoreState, i: int, pod: Pod, nodes: Sequence[Node],
         "domainCount": len(counts),
         "ignoredNodes": {n: missing_label_reason(by_name[n], s.constraints) or "missing label"
                          for n in sorted(s.ignored_nodes) if n in by_name},
-        "notCounted": ignored_for_counting(c, s.constraints, pod, nodes, required, require_all),
+        "notCounted": ignored_for_counting(c, s.constraints, pod, nodes, required, require_all,
+                                           memo),
         "topologyNormalizingWeight": weight,
         "globalMinimum": min_count,
         "nodes": per_node,
@@ -133,14 +157,15 @@ def explain_soft(s: PreScoreState, i: int, pod: Pod, nodes: Sequence[Node],
 
 
 def explain(pre_filter: PreFilterState | None, pre_score: PreScoreState | None, pod: Pod,
-            nodes: Sequence[Node], require_all: bool = True) -> dict:
-    """{"constraints": [...]}: hard constraints (from PreFilter) then soft (from PreScore)."""
+            nodes: Sequence[Node], require_all: bool = True, memo: dict | None = None) -> dict:
+    """{"constraints": [...]}: hard constraints (from PreFilter) then soft (from PreScore);
+    ``memo``: see ignored_for_counting."""
     required = RequiredNodeAffinity.from_pod(pod)
     out = []
     if pre_filter is not None:
-        out += [explain_hard(pre_filter, i, pod, nodes, required)
+        out += [explain_hard(pre_filter, i, pod, nodes, required, memo)
                 for i in range(len(pre_filter.constraints))]
     if pre_score is not None:
-        out += [explain_soft(pre_score, i, pod, nodes, required, require_all)
+        out += [explain_soft(pre_score, i, pod, nodes, required, require_all, memo)
                 for i in range(len(pre_score.constraints))]
     return {"constraints": out}
