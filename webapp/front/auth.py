@@ -11,6 +11,7 @@ import logging
 from django import forms
 from django.conf import settings
 from django.contrib.auth import views as auth_views
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.cache import cache
 
@@ -52,7 +53,9 @@ def reset_failures(username, address):
         log.warning("login throttle: cache unavailable", exc_info=True)
 
 
-class ThrottledAuthenticationForm(AuthenticationForm):
+class ThrottledFormMixin:
+    """For AuthenticationForm and its admin subclass: refuse while locked, count failures."""
+
     locked = False
 
     def clean(self):
@@ -73,6 +76,14 @@ class ThrottledAuthenticationForm(AuthenticationForm):
             raise
         reset_failures(username, address)
         return cleaned
+
+
+class ThrottledAuthenticationForm(ThrottledFormMixin, AuthenticationForm):
+    pass
+
+
+class ThrottledAdminAuthenticationForm(ThrottledFormMixin, AdminAuthenticationForm):
+    """The admin's login page (/admin/login/) locks out the same way, so it is no way around."""
 
 
 class LoginView(auth_views.LoginView):

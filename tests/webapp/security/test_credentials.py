@@ -82,6 +82,16 @@ class LoginThrottleTestCase(BaseTestCase):
             self.login("wrong")
         self.assertEqual(self.login("correct horse battery").status_code, 302)
 
+    def test_it_locks_the_admin_login_out_too(self):
+        self.user.is_staff = True
+        self.user.save()
+        for _ in range(3):
+            self.client.post("/admin/login/", {"username": "pat", "password": "wrong"}, REMOTE_ADDR="10.0.0.1")
+        r = self.client.post("/admin/login/?next=/admin/", {"username": "pat", "password": "correct horse battery"},
+                             REMOTE_ADDR="10.0.0.1")
+        self.assertContains(r, "Too many failed log-ins for this account.")
+        self.assertNotIn("_auth_user_id", self.client.session)
+
     def test_it_throttles_the_token_endpoint(self):
         client = APIClient()
         codes = [client.post("/api/auth/token/", {"username": "pat", "password": "wrong"}, format="json").status_code
