@@ -57,7 +57,7 @@ def status_of(run):
 
 
 def test_it_redelivers_a_run_whose_worker_was_killed_and_finishes_it_once(scenario, redis, tmp_path):
-    worker = start_worker(connection, redis.url, tmp_path / "worker.log", RUN_TEST_DELAY=1.5)
+    worker = start_worker(connection, redis.url, tmp_path / "worker.log", RUN_TEST_DELAY=1)
     try:
         run = new_run(scenario)
         send(run, redis.url, worker.queue)
@@ -78,7 +78,7 @@ def test_it_redelivers_a_run_whose_worker_was_killed_and_finishes_it_once(scenar
 
 def test_it_reruns_once_a_run_whose_whole_worker_was_killed(scenario, redis, tmp_path):
     """The machine dies (worker and pool SIGKILLed at once): the sweep re-queues the run for another worker."""
-    worker = start_worker(connection, redis.url, tmp_path / "worker.log", RUN_TEST_DELAY=1.5)
+    worker = start_worker(connection, redis.url, tmp_path / "worker.log", RUN_TEST_DELAY=1)
     try:
         run = new_run(scenario)
         send(run, redis.url, worker.queue)
