@@ -33,9 +33,16 @@ def _node(rng: random.Random, i: int) -> dict:
         spec["taints"] = [{"key": "pool", "value": "special", "effect": "NoSchedule"}]
     if rng.random() < 0.03:
         spec["unschedulable"] = True
+    if rng.random() < 0.1:
+        spec.setdefault("taints", []).append(
+            {"key": "soft", "value": "x", "effect": "PreferNoSchedule"})
     cpu = rng.choice(["2", "4", "8"])
+    status: dict = {"allocatable": {"cpu": cpu, "memory": "16Gi", "pods": "20"}}
+    if rng.random() < 0.3:  # ImageLocality
+        status["images"] = [{"names": [f"img/{app}:1"], "sizeBytes": rng.randint(1, 900) * 2**20}
+                            for app in rng.sample(APPS, 2)]
     return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": labels},
-            "spec": spec, "status": {"allocatable": {"cpu": cpu, "memory": "16Gi", "pods": "20"}}}
+            "spec": spec, "status": status}
 
 
 def _constraints(rng: random.Random, app: str) -> list[dict]:
@@ -71,6 +78,9 @@ def _pod(rng: random.Random, i: int, node: str = "") -> dict:
                 "values": rng.sample(ZONES, 2)}]}]}}}
     if rng.random() < 0.15:
         spec["tolerations"] = [{"key": "pool", "operator": "Exists", "effect": "NoSchedule"}]
+    if rng.random() < 0.15:
+        spec.setdefault("tolerations", []).append(
+            {"key": "soft", "operator": "Exists", "effect": "PreferNoSchedule"})
     if not node and rng.random() < 0.03:
         spec["schedulingGates"] = [{"name": "wait"}]
     if node:

@@ -78,6 +78,16 @@ class TaintToleration(Plugin):
         return count_intolerable_taints_prefer_no_schedule(
             node_info.node.taints, s.tolerations_prefer_no_schedule), SUCCESS
 
+    def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+                    ) -> list[int] | None:
+        """Score for all nodes at once (fast path); None: use the per-node Score."""
+        try:
+            tolerations = state.read(PRE_SCORE_STATE_KEY).tolerations_prefer_no_schedule
+        except KeyError:
+            return None
+        return [count_intolerable_taints_prefer_no_schedule(ni.node.taints, tolerations)
+                if ni.node.taints else 0 for ni in nodes]
+
     def score_extensions(self) -> "TaintToleration":
         return self
 
