@@ -107,7 +107,8 @@ class DraftEditView(GenericAPIView):
         if not isinstance(request.data, dict):
             raise exceptions.ValidationError({"op": ["Send a JSON object such as {\"op\": \"cordon\", \"node\": \"n1\"}."]})
         try:
-            drafts.apply(draft, dict(request.data))
+            # A form body is a QueryDict: take one value per field, not lists.
+            drafts.apply(draft, request.data.dict() if hasattr(request.data, "dict") else dict(request.data))
         except engine.ScenarioInvalid as e:
             return invalid(e)
         return Response(DraftSerializer(draft, context=self.get_serializer_context()).data)

@@ -69,7 +69,8 @@ class ScenarioSweepsView(GenericAPIView):
         if not isinstance(request.data, dict):
             raise exceptions.ValidationError({"type": ["Send a JSON object with a type: skew or zones."]})
         try:
-            sweep = sweeps.start(scenario, scenario.head(), dict(request.data), request.user)
+            spec = request.data.dict() if hasattr(request.data, "dict") else dict(request.data)  # form: one value each
+            sweep = sweeps.start(scenario, scenario.head(), spec, request.user)
         except engine.ScenarioInvalid as e:
             return Response({"detail": str(e), "object": e.object, "field": e.field}, status=status.HTTP_400_BAD_REQUEST)
         data = SweepSerializer(sweep, context=self.get_serializer_context()).data

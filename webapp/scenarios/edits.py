@@ -368,7 +368,7 @@ OPS = {
 
 def apply_edit(text, edit, config=""):
     """New manifests text after one edit dict; raises EditError / engine.ScenarioInvalid."""
-    if not isinstance(edit, dict) or edit.get("op") not in OPS:
+    if not isinstance(edit, dict) or not isinstance(edit.get("op"), str) or edit["op"] not in OPS:
         raise EditError(f"unknown edit op {edit.get('op') if isinstance(edit, dict) else edit!r}; "
                         f"known: {', '.join(sorted(OPS))}", object="edit", field="op")
     args = {k: v for k, v in edit.items() if k != "op"}

@@ -1,0 +1,262 @@
+"""Hostile input through the API and pages: never a 500, errors name the object and field, limits hold.
+
+Property tests (hypothesis) throw generated bodies at every API write and generated
+manifests at the engine's loader through the API.
+"""
+
+import copy
+import json
+import re
+
+import yaml
+from django.conf import settings
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+from hypothesis.extra.django import TestCase as HypothesisTestCase
+
+from webapp.scenarios.models import Revision, Scenario
+
+from ..base import SMALL, BaseTestCase
+
+# Bounded so the package stays fast: 15 bodies × 18 endpoint calls; 60 manifests through the loader.
+EXAMPLES = hsettings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+MANY = hsettings(EXAMPLES, max_examples=60)
+TRACEBACK = re.compile(r"Traceback|File \"/|line \d+, in ")
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70) | st.floats(allow_nan=False)
+    | st.text(max_size=40),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4),
+    max_leaves=12,
+)
+FIELDS = ["team", "name", "manifests", "config", "message", "revision", "seed", "options", "username", "password",
+          "op", "pod", "variants", "values", "parameter", "key", "value"]
+bodies = st.dictionaries(st.sampled_from(FIELDS), json_values, max_size=6) | json_values
+
+
+def assert_no_server_error(test, response, what):
+    test.assertLess(response.status_code, 500, f"{what}: {response.status_code} {response.content[:300]!r}")
+    test.assertNotRegex(response.content.decode(errors="replace"), TRACEBACK, what)
+
+
+class GeneratedBodiesTestCase(BaseTestCase, HypothesisTestCase):
+    """Every API write with generated JSON bodies, as the owner (who may reach the deepest code)."""
+
+    def writes(self):
+        pk = self.scenario.pk
+        return [
+            ("post", "/api/scenarios/"),
+            ("patch", f"/api/scenarios/{pk}/"),
+            ("put", f"/api/scenarios/{pk}/"),
+            ("post", f"/api/scenarios/{pk}/revisions/"),
+            ("post", f"/api/scenarios/{pk}/revisions/1/restore/"),
+            ("post", f"/api/scenarios/{pk}/runs/"),
+            ("post", f"/api/scenarios/{pk}/share-links/"),
+            ("put", f"/api/scenarios/{pk}/draft/"),
+            ("post", f"/api/scenarios/{pk}/draft/"),
+            ("post", f"/api/scenarios/{pk}/draft/edits/"),
+            ("post", f"/api/scenarios/{pk}/draft/run/"),
+            ("post", f"/api/scenarios/{pk}/draft/save/"),
+            ("post", f"/api/scenarios/{pk}/sweeps/"),
+            ("post", f"/api/scenarios/{pk}/pods/default/web-1/updates/"),
+            ("patch", f"/api/scenarios/{pk}/pods/default/web-1/updates/"),
+            ("post", "/api/tokens/"),
+            ("post", "/api/auth/token/"),
+        ]
+
+    @EXAMPLES
+    @given(body=bodies, if_match=st.none() | st.text(max_size=8) | st.integers(-5, 5).map(lambda n: f'"{n}"'))
+    def test_it_never_answers_500_to_a_generated_body(self, body, if_match):
+        api = self.api(self.owner)
+        headers = {"If-Match": if_match} if if_match is not None else {}
+        for method, url in self.writes():
+            r = getattr(api, method)(url, data=json.dumps(body), content_type="application/json", headers=headers)
+            assert_no_server_error(self, r, f"{method.upper()} {url} {body!r}")
+            if r.status_code == 400:
+                self.assertIsInstance(r.json(), (dict, list), url)
+        url = f"/api/scenarios/{self.scenario.pk}/pods/default/web-1/updates/"
+        r = api.post(url, data=json.dumps(body), content_type="application/merge-patch+json", headers=headers)
+        assert_no_server_error(self, r, f"merge patch {body!r}")
+
+    @EXAMPLES
+    @given(junk=st.binary(max_size=300),
+           content_type=st.sampled_from(["application/json", "application/yaml", "text/yaml",
+                                         "application/merge-patch+json", "multipart/form-data; boundary=x",
+                                         "application/x-www-form-urlencoded", "application/octet-stream"]))
+    def test_it_refuses_binary_junk_with_a_4xx(self, junk, content_type):
+        api = self.api(self.owner)
+        for method, url in self.writes():
+            r = getattr(api, method)(url, data=junk, content_type=content_type)
+            assert_no_server_error(self, r, f"{method.upper()} {url} {content_type} {junk!r}")
+
+
+def mutate(document, path, value):
+    node = document
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return document
+
+
+def paths(node, prefix=()):
+    """Every (path) to a value in a parsed manifest."""
+    out = [prefix] if prefix else []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            out.extend(paths(value, prefix + (key,)))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            out.extend(paths(value, prefix + (i,)))
+    return out
+
+
+SMALL_DOC = yaml.safe_load(SMALL)
+ITEM_PATHS = [p for p in paths(SMALL_DOC) if p[0] == "items" and len(p) > 3 and p[2] not in ("kind", "apiVersion")]
+WRONG_VALUES = st.one_of(
+    st.integers(-10**6, 10**6), st.text(max_size=20), st.none(), st.booleans(), st.floats(allow_nan=False),
+    st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=5), st.integers(), max_size=2),
+)
+
+
+class GeneratedManifestsTestCase(BaseTestCase, HypothesisTestCase):
+    """The manifest loader through the API: a save is stored, or refused naming object and field."""
+
+    @MANY
+    @given(path=st.sampled_from(ITEM_PATHS), value=WRONG_VALUES)
+    def test_it_names_the_object_and_field_of_a_bad_value(self, path, value):
+        document = mutate(copy.deepcopy(SMALL_DOC), path, value)
+        manifests = yaml.safe_dump(document, sort_keys=False)
+        before = Revision.objects.count()
+        r = self.api(self.editor).post(self.url("revisions/"), {"manifests": manifests}, format="json",
+                                       headers={"If-Match": f'"{Scenario.objects.get(pk=self.scenario.pk).current_revision}"'})
+        assert_no_server_error(self, r, f"{path} = {value!r}")
+        if r.status_code == 201:
+            self.assertEqual(Revision.objects.count(), before + 1)
+            return
+        self.assertEqual(r.status_code, 400, r.content)
+        self.assertEqual(Revision.objects.count(), before)
+        [message] = r.json()["manifests"]
+        kind = document["items"][path[1]]["kind"]
+        self.assertTrue(message.startswith("scenario.yaml: "), message)
+        self.assertIn(kind, message)  # the object…
+        field = ".".join(str(p) for p in path[3:4])
+        self.assertIn(field, message)  # …and the field, from its top-level key down
+
+    @MANY
+    @given(text=st.text(alphabet=st.sampled_from(list("abc:-[]{}&*!|>'\"#%@`\t\n ,?0123456789.")), max_size=120))
+    def test_it_refuses_yaml_noise_with_a_message_about_the_file(self, text):
+        r = self.api(self.editor).post("/api/scenarios/", {"team": "platform", "name": "noise", "manifests": text},
+                                       format="json")
+        assert_no_server_error(self, r, repr(text))
+        if r.status_code == 400:
+            body = r.json()
+            if "manifests" in body:
+                self.assertTrue(any("scenario.yaml" in m or "blank" in m for m in body["manifests"]), body)
+
+
+class LimitsTestCase(BaseTestCase):
+    def post_manifests(self, manifests, **extra):
+        return self.api(self.editor).post(self.url("revisions/"), {"manifests": manifests, **extra}, format="json",
+                                          headers={"If-Match": '"1"'})
+
+    def test_it_refuses_a_yaml_alias_bomb(self):
+        lines = ['a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+        lines += [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 12)]
+        bomb = SMALL + "    annotations:\n" + "".join(f"      {line}\n" for line in lines)
+        r = self.post_manifests(bomb)
+        self.assertEqual(r.status_code, 400)
+        self.assertRegex(r.json()["manifests"][0],
+                         r"^scenario\.yaml: YAML aliases \(\*name\) expand to more than 1,000,000 values \(at line \d+\)")
+        r = self.api(self.editor).post("/api/scenarios/", data=bomb, content_type="application/yaml")
+        self.assertEqual(r.status_code, 400)
+        self.assertIn("aliases", json.dumps(r.json()))
+        r = self.api(self.editor).post(f"/api/scenarios/{self.scenario.pk}/pods/default/web-1/updates/",
+                                       data="metadata: {name: web-1}\n" + "\n".join(lines), content_type="application/yaml",
+                                       headers={"If-Match": '"1"'})
+        self.assertEqual(r.status_code, 400)
+        self.assertIn("aliases", r.json()["detail"])
+        self.assertEqual(Revision.objects.count(), 1)
+
+    def test_it_accepts_ordinary_anchors_and_aliases(self):
+        shared = SMALL.replace("labels: {app: web}}", "labels: &web {app: web}}") + """\
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web-2, namespace: default, labels: *web}
+  spec:
+    containers:
+    - name: web
+      image: nginx
+      resources: {requests: {cpu: 100m, memory: 64Mi}}
+"""
+        r = self.post_manifests(shared)
+        self.assertEqual(r.status_code, 201, r.content)
+
+    def test_it_refuses_deep_nesting_in_yaml_and_json(self):
+        deep_yaml = SMALL + "    annotations: {x: " + "[" * 100_000 + "]" * 100_000 + "}\n"
+        r = self.post_manifests(deep_yaml)
+        self.assertEqual(r.status_code, 400)
+        self.assertRegex(r.json()["manifests"][0], r"^scenario\.yaml: nesting deeper than 50 levels at line 19, column \d+")
+        r = self.api(self.editor).post("/api/scenarios/", data=deep_yaml, content_type="application/yaml")
+        self.assertEqual(r.status_code, 400)
+        deep_json = '{"manifests": "x", "options": ' + "[" * 50_000 + "]" * 50_000 + "}"
+        for url in ("/api/scenarios/", self.url("runs/"), self.url("revisions/")):
+            r = self.api(self.editor).post(url, data=deep_json, content_type="application/json")
+            self.assertEqual(r.status_code, 400, url)
+            self.assertIn("nested deeper than 50 levels", r.json()["detail"])
+        r = self.api(self.editor).post(self.url("draft/"), {"manifests": deep_yaml}, format="json")
+        self.assertLess(r.status_code, 500)
+        # The page form too.
+        self.client.force_login(self.editor)
+        r = self.client.post(f"/scenarios/{self.scenario.pk}/save/", {"manifests": deep_yaml, "revision": 1})
+        self.assertLess(r.status_code, 500)
+        self.assertContains(r, "nesting deeper than 50 levels", status_code=r.status_code)
+        self.assertEqual(Revision.objects.count(), 1)
+
+    def test_it_answers_413_to_a_50_mb_body_naming_the_limit(self):
+        body = b'{"manifests": "' + b"x" * (50 * 1024 * 1024) + b'"}'
+        r = self.api(self.editor).post("/api/scenarios/", data=body, content_type="application/json")
+        self.assertEqual(r.status_code, 413)
+        self.assertIn("the limit is 10.5 MB (MAX_REQUEST_BYTES)", r.json()["detail"])
+        self.client.force_login(self.editor)
+        r = self.client.post("/scenarios/new/", data=body, content_type="application/x-www-form-urlencoded")
+        self.assertEqual(r.status_code, 413)
+        self.assertIn(b"MAX_REQUEST_BYTES", r.content)
+        self.assertEqual(Scenario.objects.count(), 1)
+
+    def test_it_refuses_manifests_over_the_manifest_limit_with_400(self):
+        big = SMALL + "# " + "x" * (settings.MANIFEST_MAX_BYTES + 10) + "\n"
+        r = self.post_manifests(big)
+        self.assertEqual(r.status_code, 400)
+        self.assertRegex(r.json()["manifests"][0], r"^scenario\.yaml is 5\.2 MB; the limit is 5\.2 MB")
+        self.assertEqual(Revision.objects.count(), 1)
+
+    def test_it_reads_form_bodies_as_one_value_per_field(self):
+        # Form-encoded edits and sweeps used to arrive as lists ({"op": ["cordon"]}): a 500, or a wrong error.
+        api = self.api(self.editor)
+        r = api.post(self.url("draft/edits/"), data="op=cordon&node=node-a",
+                     content_type="application/x-www-form-urlencoded")
+        self.assertEqual(r.status_code, 200, r.content)
+        r = api.post(self.url("draft/edits/"), data="op=", content_type="application/x-www-form-urlencoded")
+        self.assertEqual(r.status_code, 400, r.content)
+        self.assertIn("unknown edit op", json.dumps(r.json()))
+        r = api.post(self.url("sweeps/"), data="type=zones", content_type="application/x-www-form-urlencoded")
+        self.assertIn(r.status_code, (201, 202), r.content)
+
+    def test_it_stores_unicode_names_and_finds_them(self):
+        name = "集群 ☸ Zürich — ünïcödé 🚀"
+        r = self.api(self.editor).post("/api/scenarios/", {"team": "platform", "name": name, "manifests": SMALL},
+                                       format="json")
+        self.assertEqual(r.status_code, 201, r.content)
+        self.assertEqual(r.json()["name"], name)
+        found = self.api(self.viewer).get("/api/scenarios/", {"search": "zürich"}).json()["results"]
+        self.assertEqual([s["name"] for s in found], [name])
+        self.client.force_login(self.viewer)
+        self.assertContains(self.client.get("/scenarios/"), name)
+        self.assertContains(self.client.get(f"/scenarios/{r.json()['id']}/"), name)
+
+    def test_it_refuses_control_characters_in_names(self):
+        for name in ("a\x00b", "\ud800"):
+            r = self.api(self.editor).post("/api/scenarios/", data=json.dumps(
+                {"team": "platform", "name": name, "manifests": SMALL}), content_type="application/json")
+            self.assertEqual(r.status_code, 400, (name, r.content))
