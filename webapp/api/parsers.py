@@ -23,8 +23,12 @@ class DepthLimitedJSONParser(JSONParser):
             data = super().parse(stream, media_type, parser_context)
         except RecursionError:
             raise too_deep
-        if not limits.check_json_depth(data):
+        problem, where = limits.json_problem(data) or (None, "")
+        if problem == "depth":
             raise too_deep
+        if problem == "nul":  # PostgreSQL text and jsonb cannot store it
+            raise ParseError(f"JSON parse error: {where or 'the body'} contains a NUL (\\u0000) character; "
+                             "strings cannot contain it.")
         if self.require_object and not isinstance(data, dict):
             raise ParseError(f"JSON parse error: the body must be a JSON object ({{...}}), not {json_type(data)}.")
         return data

@@ -52,6 +52,9 @@ def check_text(text, filename="scenario.yaml"):
                 anchor, size = stack.pop()
             elif isinstance(event, yaml.ScalarEvent):
                 anchor, size = event.anchor, 1
+                if "\x00" in event.value:  # a "\0" escape: PostgreSQL text and jsonb cannot hold it
+                    raise TooLarge(f"{filename}: a NUL character (\\0) at line {event.start_mark.line + 1}; "
+                                   "values cannot contain it.")
             elif isinstance(event, yaml.AliasEvent):
                 anchor, size = None, sizes.get(event.anchor, 1)
             else:
@@ -69,13 +72,29 @@ def check_text(text, filename="scenario.yaml"):
 
 def check_json_depth(value, limit=None):
     """True if a parsed JSON value is at most `limit` levels deep (iterative, so it cannot overflow)."""
+    problem = json_problem(value, limit)
+    return problem is None or problem[0] != "depth"
+
+
+def json_problem(value, limit=None):
+    """("depth", path) if nested deeper than `limit`, ("nul", path) if a key or string holds NUL, else None.
+
+    Iterative, so no depth can overflow it; `path` names the field, e.g. "options.labels.x".
+    """
     limit = limit or settings.MANIFEST_MAX_NESTING
-    stack = [(value, 1)]
+    stack = [(value, 1, "")]
     while stack:
-        item, depth = stack.pop()
-        if isinstance(item, (dict, list)):
+        item, depth, path = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return "nul", path
+        elif isinstance(item, (dict, list)):
             if depth > limit:
-                return False
-            children = item.values() if isinstance(item, dict) else item
-            stack.extend((child, depth + 1) for child in children)
-    return True
+                return "depth", path
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            for key, child in pairs:
+                child_path = f"{path}.{key}" if path else str(key)
+                if isinstance(key, str) and "\x00" in key:
+                    return "nul", child_path
+                stack.append((child, depth + 1, child_path))
+    return None

@@ -243,6 +243,25 @@ class LimitsTestCase(BaseTestCase):
         r = api.post(self.url("sweeps/"), data="type=zones", content_type="application/x-www-form-urlencoded")
         self.assertIn(r.status_code, (201, 202), r.content)
 
+    def test_it_refuses_nul_characters_naming_where_they_are(self):
+        # PostgreSQL text and jsonb cannot hold NUL: these were 500s there.
+        api = self.api(self.editor)
+        pod = f"/api/scenarios/{self.scenario.pk}/pods/default/web-1/updates/"
+        r = api.post(pod, data='{"metadata": {"labels": {"a": "x\\u0000y"}}}',
+                     content_type="application/merge-patch+json", headers={"If-Match": '"1"'})
+        self.assertEqual(r.status_code, 400)
+        self.assertIn("metadata.labels.a contains a NUL", r.json()["detail"])
+        r = api.post(self.url("runs/"), data='{"options": {"k\\u0000": 1}}', content_type="application/json")
+        self.assertEqual(r.status_code, 400)
+        self.assertIn("NUL", r.json()["detail"])
+        r = api.post(pod, data='metadata: {name: web-1, labels: {a: "x\\0y"}}', content_type="application/yaml",
+                     headers={"If-Match": '"1"'})
+        self.assertEqual(r.status_code, 400)
+        self.assertIn("a NUL character", r.json()["detail"])
+        r = self.post_manifests(SMALL.replace("app: web}", 'app: web, note: "a\\0b"}'))
+        self.assertEqual(r.status_code, 400)
+        self.assertIn("NUL", r.json()["manifests"][0])
+
     def test_it_stores_unicode_names_and_finds_them(self):
         name = "集群 ☸ Zürich — ünïcödé 🚀"
         r = self.api(self.editor).post("/api/scenarios/", {"team": "platform", "name": name, "manifests": SMALL},
