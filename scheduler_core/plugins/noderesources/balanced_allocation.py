@@ -17,7 +17,7 @@ from ...framework.interface import MAX_NODE_SCORE, SUCCESS, Code, Plugin, Status
 from ...framework.types import NodeInfo
 from ...k8s.types import Pod
 from ..names import NODE_RESOURCES_BALANCED_ALLOCATION
-from .resource_allocation import ResourceAllocationScorer
+from .resource_allocation import ResourceAllocationScorer, score_all_from_state
 
 PRE_SCORE_STATE_KEY = "PreScore" + NODE_RESOURCES_BALANCED_ALLOCATION
 
@@ -82,11 +82,7 @@ class BalancedAllocation(Plugin):
     def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
                     ) -> list[int] | None:
         """Score for all nodes at once (fast path); None: use the per-node Score."""
-        try:
-            reqs = state.read(PRE_SCORE_STATE_KEY).pod_requests
-        except KeyError:
-            return None
-        return self.scorer.score_all(nodes, reqs)
+        return score_all_from_state(state, PRE_SCORE_STATE_KEY, self.scorer, nodes)
 
     def score_extensions(self) -> None:
         return None

@@ -22,7 +22,7 @@ from .least_allocated import least_resource_scorer
 from .most_allocated import most_resource_scorer
 from .requested_to_capacity_ratio import requested_to_capacity_ratio_scorer
 from .resource_allocation import (ResourceAllocationScorer, is_extended_resource_name,
-                                  is_scalar_resource_name)
+                                  is_scalar_resource_name, score_all_from_state)
 
 PRE_FILTER_STATE_KEY = "PreFilter" + NODE_RESOURCES_FIT
 PRE_SCORE_STATE_KEY = "PreScore" + NODE_RESOURCES_FIT
@@ -191,11 +191,7 @@ class Fit(Plugin):
     def score_nodes(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
                     ) -> list[int] | None:
         """Score for all nodes at once (fast path); None: use the per-node Score."""
-        try:
-            reqs = state.read(PRE_SCORE_STATE_KEY).pod_requests
-        except KeyError:
-            return None
-        return self.scorer.score_all(nodes, reqs)
+        return score_all_from_state(state, PRE_SCORE_STATE_KEY, self.scorer, nodes)
 
     def score_extensions(self) -> None:
         return None

@@ -110,3 +110,14 @@ class ResourceAllocationScorer:
                 return None
             out.append(value)
         return out
+
+
+def score_all_from_state(state, key: str, scorer: "ResourceAllocationScorer",
+                         nodes) -> list[int] | None:
+    """Batch Score from the pod requests PreScore stored under key; None when PreScore
+    did not run (the caller then scores node by node, as upstream does)."""
+    try:
+        reqs = state.read(key).pod_requests
+    except KeyError:
+        return None
+    return scorer.score_all(nodes, reqs)
