@@ -1,19 +1,23 @@
-"""What the dashboard draws, as JSON-ready dicts.
+"""What the dashboard draws, as JSON-ready dicts of bounded size.
 
-Per cycle: the nominated-node fast path, how many nodes were evaluated, each node's
-filter verdict (code, plugin, reasons), each feasible node's scores (normalized per
-plugin, weighted total) and every plugin's ``explain``. Per node at the end:
-allocatable against requested. (In the manner of kube-scheduler-simulator's result
-store: node -> plugin -> result.)
+Per cycle, ``cycle_json``: the pod, the attempt, the nominated-node fast path and how many
+nodes were evaluated. Per pod, ``explanation_json`` for its latest cycle: the rejected
+nodes grouped by verdict (code, plugin, reasons, how many, which), the nodes that passed,
+the best-scored nodes with their per-plugin scores, and every plugin's ``explain``. Per
+node at the end, ``nodes_json``: allocatable against requested. (In the manner of
+kube-scheduler-simulator's result store: node -> plugin -> result, but grouped, so that
+a 5,000-node cluster does not make every explanation 5,000 entries long.)
 """
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from .framework.interface import Status
-from .framework.runtime import NodePluginScores
 from .framework.types import NodeInfo
-from .schedule_one import CycleRecord
+
+MAX_NODE_NAMES = 100  # node names listed per group (the count is always complete)
+MAX_SCORED = 20  # best-scored nodes listed per explanation (plus the chosen one)
+MAX_DOMAINS = 100  # topology domains listed per spread constraint
 
 
 def status_json(st: Status) -> dict:
@@ -21,22 +25,42 @@ def status_json(st: Status) -> dict:
     return st.to_json()
 
 
-def scores_json(s: NodePluginScores) -> dict:
-    """A feasible node's scores: normalized per plugin and the weighted total."""
-    return {"total": s.total, "plugins": dict(s.plugins)}
+def cycle_json(nominated_node_tried: str, nominated_node_fit: bool | None,
+               nodes_evaluated: int) -> dict:
+    """The nominated-node fast path and the evaluated-node count of a cycle."""
+    return {"nominatedNodeTried": nominated_node_tried or None,
+            "nominatedNodeFit": nominated_node_fit, "nodesEvaluated": nodes_evaluated}
 
 
-def cycle_json(record: CycleRecord, detail: bool) -> dict:
-    """The per-node part of a cycle record."""
-    out: dict = {
-        "nominatedNodeTried": record.nominated_node_tried or None,
-        "nominatedNodeFit": record.nominated_node_fit,
-        "nodesEvaluated": record.nodes_evaluated,
-    }
-    if detail:
-        out["filter"] = {n: status_json(s) for n, s in record.filter.items()}
-        out["scores"] = {n: scores_json(s) for n, s in record.scores.items()}
-    return out
+def rejected_json(groups: Iterable[tuple[Status, int, Sequence[str]]]) -> list[dict]:
+    """(verdict, node count, node names in node order) -> the "rejected" list, most nodes
+    first, then by plugin and reasons."""
+    ordered = sorted(groups, key=lambda g: (-g[1], g[0].plugin, int(g[0].code), g[0].reasons))
+    return [{**st.to_json(), "count": n, "nodes": list(names[:MAX_NODE_NAMES])}
+            for st, n, names in ordered]
+
+
+def scores_json(plugins: Sequence[str], rows: Sequence[tuple[str, int, Sequence[int]]],
+                chosen: str | None) -> dict:
+    """Scored nodes as (name, total, per-plugin normalized scores) in evaluation order ->
+    the best MAX_SCORED by total (ties in evaluation order), the chosen node always in."""
+    order = sorted(range(len(rows)), key=lambda i: -rows[i][1])[:MAX_SCORED]
+    if chosen is not None and all(rows[i][0] != chosen for i in order):
+        order += [i for i, r in enumerate(rows) if r[0] == chosen][:1]
+    return {"count": len(rows), "plugins": list(plugins),
+            "nodes": [{"node": rows[i][0], "total": rows[i][1],
+                       "plugins": dict(zip(plugins, rows[i][2]))} for i in order]}
+
+
+def explanation_json(cycle: dict, num_nodes: int, feasible: int,
+                     rejected: list[dict], passed: Sequence[str], scores: dict,
+                     plugins: dict) -> dict:
+    """A pod's latest cycle, explained (see the module docstring)."""
+    return {"cycle": cycle["cycle"], "attempt": cycle["attempt"],
+            "result": cycle.get("result"), "node": cycle.get("node"),
+            "nodes": num_nodes, "evaluated": cycle.get("nodesEvaluated", 0),
+            "feasible": feasible, "rejected": rejected,
+            "passed": list(passed[:MAX_NODE_NAMES]), "scores": scores, "plugins": plugins}
 
 
 def node_summary(ni: NodeInfo) -> dict:

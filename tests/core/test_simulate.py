@@ -95,7 +95,7 @@ spec:
 
 def test_detail_off_skips_per_node_verdicts() -> None:
     r = simulate(load_scenario(node("n1") + pod("p")), detail=False)
-    assert "filter" not in r["cycles"][0] and "plugins" not in r["cycles"][0]
+    assert "explanations" not in r and "filter" not in r["cycles"][0]
 
 
 def test_run_filter_and_run_score_shapes() -> None:
@@ -141,7 +141,7 @@ profiles:
     r = simulate(load_scenario(node("n1") + node("n2") + pod("o", extra_spec="schedulerName: "
                                                              "no-scoring") + cfg))
     assert r["pods"][0]["outcome"] == "Scheduled"
-    assert r["cycles"][0]["scores"] == {}
+    assert r["explanations"]["default/o"]["scores"] == {"count": 0, "plugins": [], "nodes": []}
 
 
 def test_a_pod_scheduled_during_the_run_and_then_preempted_is_marked() -> None:

@@ -70,6 +70,11 @@ def cycles_of(result: dict, key: str) -> list[dict]:
     return [c for c in result["cycles"] if c["pod"] == f"default/{key}"]
 
 
+def preemption(result: dict, key: str) -> dict:
+    """The pod's latest preemption attempt, as its explanation keeps it."""
+    return result["explanations"][f"default/{key}"]["preemption"]
+
+
 def reasons(result: dict) -> list[tuple[str, str, str | None]]:
     return [(e["reason"], e["pod"], e.get("node")) for e in result["events"]]
 
@@ -80,8 +85,9 @@ def test_a_high_priority_pod_preempts_and_lands_on_its_nominated_node() -> None:
     assert (outcome(r, "hi"), r["evicted"]) == \
         ({"pod": "default/hi", "outcome": "Scheduled", "node": "n1"}, ["default/low1"])
     first, second = cycles_of(r, "hi")
-    assert first["plugins"]["DefaultPreemption"]["chosen"] == "n1"
-    assert first["plugins"]["DefaultPreemption"]["decidedBy"] == "lowest highest-priority victim"
+    ex = preemption(r, "hi")
+    assert (ex["cycle"], ex["chosen"], ex["decidedBy"]) == (
+        first["cycle"], "n1", "lowest highest-priority victim")
     assert (second["nominatedNodeTried"], second["nominatedNodeFit"],
             second["nodesEvaluated"]) == ("n1", True, 1)
     ev = reasons(r)
@@ -132,7 +138,7 @@ def test_nodes_rejected_as_unresolvable_are_not_preemption_candidates() -> None:
     first = cycles_of(r, "hi")[0]
     assert first["message"] == ("0/2 nodes are available: 1 Insufficient cpu, "
                                 "1 node(s) didn't match Pod's node affinity/selector.")
-    assert first["plugins"]["DefaultPreemption"]["potentialNodes"] == ["n1"]
+    assert preemption(r, "hi")["potentialNodes"] == ["n1"]
     assert (outcome(r, "hi")["node"], r["evicted"]) == ("n1", ["default/low5"])
 
 
@@ -159,7 +165,7 @@ def test_a_pending_lower_priority_pod_cannot_take_the_nominated_room(preemptor, 
 def test_a_victim_already_terminating_is_deleted_by_the_preemption() -> None:
     """Without a nomination the preemptor is eligible; v1.34 deletes terminating victims too."""
     r = run(*WAITING_FOR_TERMINATION, pod("hi", "2", 100))
-    ex = cycles_of(r, "hi")[0]["plugins"]["DefaultPreemption"]
+    ex = preemption(r, "hi")
     assert (ex["chosen"], ex["evictions"], r["evicted"], outcome(r, "hi")["node"]) == \
         ("n1", ["default/t"], ["default/t"], "n1")
 
@@ -189,7 +195,7 @@ def test_preemption_policy_never_does_not_preempt() -> None:
 def test_a_pdb_steers_the_choice_of_node(budgets, want_node, want_evicted, want_decided) -> None:
     r = run(*budgets, node("n1"), node("n2"), pod("db", "2", 1, on="n1", labels={"app": "db"}),
             pod("web", "2", 5, on="n2", labels={"app": "web"}), pod("hi", "2", 100))
-    ex = cycles_of(r, "hi")[0]["plugins"]["DefaultPreemption"]
+    ex = preemption(r, "hi")
     assert (outcome(r, "hi")["node"], r["evicted"], ex["decidedBy"]) == \
         (want_node, want_evicted, want_decided)
 
@@ -198,7 +204,7 @@ def test_the_pdb_violation_is_explained() -> None:
     r = run(pdb("db", "db", 1), node("n1"), node("n2"),
             pod("db", "2", 1, on="n1", labels={"app": "db"}), pod("web", "2", 5, on="n2"),
             pod("hi", "2", 100))
-    ex = cycles_of(r, "hi")[0]["plugins"]["DefaultPreemption"]
+    ex = preemption(r, "hi")
     n1 = next(c for c in ex["candidates"] if c["node"] == "n1")
     assert ex["pdbs"] == [{"pdb": "default/db", "disruptionsAllowed": 0, "computed": True}]
     assert (n1["numPDBViolations"], n1["pdbViolations"], n1["lost"]) == (
@@ -209,7 +215,7 @@ def test_the_pdb_violation_is_explained() -> None:
 def test_preemption_clears_lower_priority_nominations_on_the_chosen_node() -> None:
     r = run(node("n1"), pod("low", "2", 1, on="n1"), pod("mid", "2", 10, nominated="n1"),
             pod("hi", "2", 100))
-    first = cycles_of(r, "hi")[0]["plugins"]["DefaultPreemption"]
+    first = preemption(r, "hi")
     assert (first["clearedNominations"], outcome(r, "hi")["node"]) == (["default/mid"], "n1")
     assert outcome(r, "mid")["nominatedNode"] is None
 

@@ -31,7 +31,7 @@ class ApiResultsTestCase(BaseTestCase):
         r = self.api(self.viewer).get(f"/api/runs/{self.the_run.pk}/pods/default/api-5b7d9c8f4-e1f2g/")
         self.assertEqual(r.status_code, 200)
         self.assertEqual(r.json()["outcome"], "Unschedulable")
-        self.assertIn("zone eu-west-1a already has 2 matching pods; placing here (node-a) would make skew 3 > maxSkew 2.",
+        self.assertIn("zone eu-west-1a already has 2 matching pods; placing the pod there (node-a) would make skew 3 > maxSkew 2.",
                       r.json()["sentences"])
         r = self.api(self.viewer).get(f"/api/runs/{self.preempt.pk}/pods/default/checkout-3c5e7a9b2-x3y4z/")
         self.assertEqual(r.json()["nomination"]["victims"], ["default/batch-4f6c8d7b9-m6n7p"])

@@ -59,20 +59,30 @@ def test_it_explains_the_spread_constraint_with_the_min_domains_shortfall(min_do
 
 def test_it_marks_nodes_without_the_label_as_ignored():
     constraint = {"topologyKey": "zone", "maxSkew": 1, "globalMinimum": 0, "domains": {"a": 1},
-                  "eligibleDomains": ["a"], "ignoredNodes": {"n2": "node affinity"}, "selfMatch": 1}
+                  "ignored": [{"reason": "node affinity", "count": 1, "nodes": ["n2"]},
+                              {"reason": "missing label zone", "count": 1, "nodes": ["n3"]}],
+                  "ignoredByDomain": {"b": {"node affinity": 1}}, "selfMatch": 1}
     result = {"nodes": [{"name": "n1", "labels": {"zone": "a"}}, {"name": "n2", "labels": {"zone": "b"}},
                         {"name": "n3", "labels": {}}]}
     view = results.spread_view(constraint, result)
     rows = {d["name"]: d for d in view["domains"]}
-    assert rows["b"]["eligible"] is False and rows["b"]["why"] == ["n2: node affinity"]
-    assert {"node": "n3", "reason": "missing label zone"} in view["ignored"]
+    assert rows["b"]["eligible"] is False and rows["b"]["why"] == ["1 node: node affinity"]
+    assert {"node": "n3", "reason": "missing label zone", "count": 1} in view["ignored"]
+
+
+def test_it_names_a_few_nodes_of_a_large_ignored_group():
+    constraint = {"topologyKey": "zone", "maxSkew": 1, "domains": {"a": 0},
+                  "ignored": [{"reason": "taints", "count": 250, "nodes": [f"n{i}" for i in range(100)]}]}
+    view = results.spread_view(constraint, {"nodes": []})
+    assert view["ignored"] == [{"node": "n0, n1, n2, n3, n4 and 245 more", "reason": "taints",
+                                "count": 250}]
 
 
 def test_it_words_each_failing_constraint_as_a_sentence(min_domains):
     result, _ = min_domains
     x = results.explanation(result, "default/api-5b7d9c8f4-e1f2g")
     assert x["message"].startswith("0/3 nodes are available: 3 node(s) didn't match pod topology spread constraints")
-    assert ("zone eu-west-1a already has 2 matching pods; placing here (node-a) would make skew 3 > maxSkew 2."
+    assert ("zone eu-west-1a already has 2 matching pods; placing the pod there (node-a) would make skew 3 > maxSkew 2."
             in x["sentences"])
     assert x["plugins"] == ["PodTopologySpread"]
     assert [row["node"] for row in x["filter"]] == ["node-a", "node-b", "node-c"]
@@ -80,13 +90,34 @@ def test_it_words_each_failing_constraint_as_a_sentence(min_domains):
 
 
 def test_it_shows_the_scores_of_feasible_nodes():
-    result = {"pods": [{"pod": "d/p", "outcome": "Scheduled", "node": "b"}], "cycles": [{
-        "cycle": 1, "pod": "d/p", "result": "Scheduled", "node": "b",
-        "filter": {"a": {"code": "Success"}, "b": {"code": "Success"}},
-        "scores": {"a": {"total": 10, "plugins": {"X": 10}}, "b": {"total": 90, "plugins": {"X": 90}}}}]}
+    result = {"pods": [{"pod": "d/p", "outcome": "Scheduled", "node": "b"}],
+              "cycles": [{"cycle": 1, "pod": "d/p", "attempt": 1, "result": "Scheduled", "node": "b"}],
+              "explanations": {"d/p": {
+                  "cycle": 1, "nodes": 2, "evaluated": 2, "feasible": 2, "rejected": [], "passed": ["a", "b"],
+                  "scores": {"count": 2, "plugins": ["X"], "nodes": [
+                      {"node": "b", "total": 90, "plugins": {"X": 90}},
+                      {"node": "a", "total": 10, "plugins": {"X": 10}}]}}}}
     x = results.explanation(result, "d/p")
     assert [(r["node"], r["total"], r["plugins"]) for r in x["scores"]] == [("b", 90, [90]), ("a", 10, [10])]
+    assert [(r["node"], r["passed"]) for r in x["filter"]] == [("a", True), ("b", True)]
     assert results.explanation(result, "d/missing") is None
+
+
+def test_it_summarises_rejected_nodes_by_verdict():
+    result = {"pods": [{"pod": "d/p", "outcome": "Unschedulable", "node": None}],
+              "cycles": [{"cycle": 3, "pod": "d/p", "attempt": 1, "result": "Unschedulable"}],
+              "explanations": {"d/p": {
+                  "cycle": 3, "nodes": 5000, "evaluated": 5000, "feasible": 0, "passed": [],
+                  "rejected": [{"code": "Unschedulable", "plugin": "NodeResourcesFit",
+                                "reasons": ["Insufficient cpu"], "count": 4200,
+                                "nodes": [f"n{i}" for i in range(100)]}],
+                  "scores": {"count": 0, "plugins": [], "nodes": []}}}}
+    x = results.explanation(result, "d/p")
+    assert x["groups"] == [{"code": "Unschedulable", "plugin": "NodeResourcesFit",
+                            "reasons": "Insufficient cpu", "count": 4200,
+                            "nodes": "n0, n1, n2, n3, n4 and 4195 more"}]
+    assert x["filter_partial"] and len(x["filter"]) == 100
+    assert "4200 nodes (n0, n1, n2, n3, n4 and 4195 more): NodeResourcesFit says Insufficient cpu." in x["sentences"]
 
 
 def test_it_shows_the_nomination_with_victims_before_and_after(preemption):

@@ -18,7 +18,7 @@ class RunPodTestCase(BaseTestCase):
         r = self.client.get(f"/runs/{self.the_run.pk}/pods/default/api-5b7d9c8f4-e1f2g/")
         self.assertEqual(r.status_code, 200)
         self.assertContains(r, "0/3 nodes are available: 3 node(s) didn&#x27;t match pod topology spread constraints")
-        self.assertContains(r, "zone eu-west-1b already has 2 matching pods; placing here (node-b) would make skew 3 &gt; maxSkew 2.")
+        self.assertContains(r, "zone eu-west-1b already has 2 matching pods; placing the pod there (node-b) would make skew 3 &gt; maxSkew 2.")
         self.assertContains(r, "<th scope=\"col\">PodTopologySpread</th>", html=False)
         self.assertContains(r, "3 of 5 domains: global minimum treated as 0")
 

@@ -129,35 +129,44 @@ def topology(result, key=ZONE_KEY, meta=None, step=None):
             "legend": [{"workload": w, "colour": legend[w]} for w in sorted(legend)]}
 
 
-def latest_cycle(result, pod):
-    found = [c for c in cycles(result) if c.get("pod") == pod]
-    return found[-1] if found else None
+def explanations(result):
+    """{pod: its latest cycle explained} (the engine's "explanations"; empty without detail)."""
+    return (result or {}).get("explanations") or {}
+
+
+def spread_of(explained):
+    return ((explained or {}).get("plugins") or {}).get("PodTopologySpread") or {}
+
+
+def spread_pods(result):
+    """Pods whose latest cycle has a PodTopologySpread explanation with constraints."""
+    return sorted(p for p, e in explanations(result).items() if spread_of(e).get("constraints"))
 
 
 def spread_constraints(result, pod=None):
-    """(pod, cycle, constraints) of the pod's latest cycle with a PodTopologySpread explain.
+    """(pod, explanation, constraints) of the pod's latest cycle with a PodTopologySpread explain.
 
     Without a pod: the latest such cycle of a pod left pending, else of any pod.
     """
-    with_spread = [c for c in cycles(result)
-                   if ((c.get("plugins") or {}).get("PodTopologySpread") or {}).get("constraints")]
+    found = {p: e for p, e in explanations(result).items() if spread_of(e).get("constraints")}
     if pod:
-        with_spread = [c for c in with_spread if c.get("pod") == pod]
+        found = {p: e for p, e in found.items() if p == pod}
     else:
         pending = {r["pod"] for r in result.get("pods", []) if not r.get("node")}
-        with_spread = [c for c in with_spread if c.get("pod") in pending] or with_spread
-    if not with_spread:
+        found = {p: e for p, e in found.items() if p in pending} or found
+    if not found:
         return None, None, []
-    cycle = with_spread[-1]
-    return cycle["pod"], cycle, cycle["plugins"]["PodTopologySpread"]["constraints"]
+    pod, explained = max(found.items(), key=lambda kv: kv[1].get("cycle", 0))
+    return pod, explained, spread_of(explained)["constraints"]
 
 
-def ignored_reason(reason):
-    if isinstance(reason, dict):
-        return reason.get("reason") or ", ".join(f"{k}: {v}" for k, v in reason.items())
-    if isinstance(reason, (list, tuple)):
-        return "; ".join(str(r) for r in reason)
-    return str(reason)
+def _names(group):
+    """"a, b, c" or "a, b and 98 more" for a group of nodes listed by name."""
+    names = list(group.get("nodes") or [])
+    more = (group.get("count") or len(names)) - len(names)
+    shown = ", ".join(names[:5])
+    more += max(len(names) - 5, 0)
+    return f"{shown} and {more} more" if more > 0 else shown
 
 
 def spread_view(constraint, result):
@@ -167,31 +176,23 @@ def spread_view(constraint, result):
     max_skew = constraint.get("maxSkew", 1)
     self_match = constraint.get("selfMatch", 1)
     counts = constraint.get("domains") or {}
-    eligible = set(constraint.get("eligibleDomains") or [])
-    ignored = constraint.get("ignoredNodes") or {}
-    node_domain = {}
-    missing = []
-    for node in result.get("nodes", []):
-        labels = node.get("labels") or {}
-        if key in labels:
-            node_domain[node["name"]] = labels[key]
-        else:
-            missing.append(node["name"])
-    names = sorted(set(counts) | set(node_domain.values()))
+    by_domain = constraint.get("ignoredByDomain") or {}
+    node_values = {(n.get("labels") or {}).get(key) for n in result.get("nodes", [])} - {None}
+    names = sorted(set(counts) | (node_values if len(node_values) <= 100 else set()))
     rows = []
     for name in names:
         count = counts.get(name, 0)
         skew = count + self_match - minimum
-        nodes = [n for n, d in node_domain.items() if d == name]
-        why = [f"{n}: {ignored_reason(ignored[n])}" for n in nodes if n in ignored]
-        is_eligible = name in eligible or (not eligible and name in counts)
+        why = [f"{n} node{'s' if n != 1 else ''}: {reason}"
+               for reason, n in sorted((by_domain.get(name) or {}).items())]
+        eligible = name in counts
         rows.append({
             "name": name, "count": count, "skew": skew, "fits": skew <= max_skew,
-            "eligible": is_eligible, "why": why or ([] if is_eligible else ["no eligible node in this domain"]),
+            "eligible": eligible, "why": why or ([] if eligible else ["no eligible node in this domain"]),
             "in_band": minimum <= count <= minimum + max_skew,
         })
-    ignored_rows = [{"node": n, "reason": ignored_reason(r)} for n, r in sorted(ignored.items())]
-    ignored_rows += [{"node": n, "reason": f"missing label {key}"} for n in missing if n not in ignored]
+    ignored_rows = [{"node": _names(g), "reason": g.get("reason", ""), "count": g.get("count", 0)}
+                    for g in constraint.get("ignored") or []]
     top = max([r["count"] for r in rows] + [minimum + max_skew, 1])
     for row in rows:
         row["pct"] = round(100 * row["count"] / top)
@@ -200,6 +201,8 @@ def spread_view(constraint, result):
         "whenUnsatisfiable": constraint.get("whenUnsatisfiable"), "selector": constraint.get("selector", ""),
         "selfMatch": self_match, "globalMinimum": minimum, "band_max": minimum + max_skew,
         "band_pct": round(100 * (minimum + max_skew) / top), "domains": rows, "ignored": ignored_rows,
+        "domain_count": constraint.get("domainCount", len(counts)),
+        "domains_truncated": bool(constraint.get("domainsTruncated")),
         "min_domains_sentence": min_domains_sentence(constraint),
         "origin": constraint.get("origin", ""),
     }
@@ -208,111 +211,138 @@ def spread_view(constraint, result):
 def min_domains_sentence(constraint):
     if not constraint.get("minDomainsForcedZero"):
         return ""
-    count = constraint.get("domainCount", len(constraint.get("eligibleDomains") or []))
+    count = constraint.get("domainCount", len(constraint.get("domains") or {}))
     return (f"{count} of {constraint.get('minDomains')} domains: global minimum treated as 0 "
             f"(fewer eligible domains than minDomains).")
 
 
-def spread_sentences(constraint):
-    """One plain sentence per node the constraint rejected."""
+def spread_sentences(constraint, result=None):
+    """One plain sentence per domain a DoNotSchedule constraint rejects (naming its nodes),
+    and one for the nodes that lack its topology key."""
+    if constraint.get("whenUnsatisfiable") != "DoNotSchedule":
+        return []
     out = []
-    key = short_key(constraint.get("topologyKey", ""))
+    topology_key = constraint.get("topologyKey", "")
+    key = short_key(topology_key)
     max_skew = constraint.get("maxSkew", 1)
-    for node, info in sorted((constraint.get("nodes") or {}).items()):
-        if info.get("fits", True):
+    counts = constraint.get("domains") or {}
+    members = {}
+    for node in (result or {}).get("nodes", []):
+        value = (node.get("labels") or {}).get(topology_key)
+        if value is not None:
+            members.setdefault(value, []).append(node["name"])
+    for domain, skew in sorted((constraint.get("skews") or {}).items()):
+        if skew <= max_skew:
             continue
-        if info.get("domain") is None:
-            out.append(f"{node} has no {constraint.get('topologyKey')} label, so the constraint rejects it.")
-            continue
-        n = info.get("matchNum", 0)
-        out.append(f"{key} {info.get('domain')} already has {n} matching pod{'s' if n != 1 else ''}; "
-                   f"placing here ({node}) would make skew {info.get('skew')} > maxSkew {max_skew}.")
+        n = counts.get(domain, 0)
+        nodes = members.get(domain, [])
+        where = f" ({_names({'nodes': nodes, 'count': len(nodes)})})" if nodes and key != "hostname" else ""
+        out.append(f"{key} {domain} already has {n} matching pod{'s' if n != 1 else ''}; "
+                   f"placing the pod there{where} would make skew {skew} > maxSkew {max_skew}.")
+    for group in constraint.get("ignored") or []:
+        if group.get("reason", "").startswith("missing label"):
+            n = group.get("count", 0)
+            out.append(f"{n} node{'s' if n != 1 else ''} ({_names(group)}) "
+                       f"{'have' if n != 1 else 'has'} no {constraint.get('topologyKey')} label, "
+                       "so the constraint rejects them.")
     return out
 
 
 def explanation(result, pod):
     """Why a pod landed where it did, or why it is pending: message, filter table, scores, sentences."""
     row = next((r for r in result.get("pods", []) if r["pod"] == pod), None)
-    cycle = latest_cycle(result, pod)
-    if row is None and cycle is None:
+    explained = explanations(result).get(pod)
+    history = [c for c in cycles(result) if c.get("pod") == pod]
+    if row is None and not history:
         return None
-    cycle = cycle or {}
-    filt = cycle.get("filter") or {}
-    plugins = sorted({v.get("plugin") for v in filt.values() if v.get("plugin")})
+    explained = explained or {}
+    groups = explained.get("rejected") or []
+    plugins = sorted({g.get("plugin") for g in groups if g.get("plugin")})
+    verdicts = {}
+    for g in groups:
+        for node in g.get("nodes") or []:
+            verdicts[node] = g
+    for node in explained.get("passed") or []:
+        verdicts[node] = None
     table = []
-    for node in sorted(filt):
-        verdict = filt[node]
-        failed = verdict.get("plugin")
-        passed = verdict.get("code", "Success") == "Success"
+    for node in sorted(verdicts):
+        g = verdicts[node]
         cells = []
         for plugin in plugins:
-            if plugin == failed and not passed:
-                cells.append({"verdict": verdict.get("code"), "reason": "; ".join(verdict.get("reasons") or []),
-                              "ok": False})
+            if g is not None and plugin == g.get("plugin"):
+                cells.append({"verdict": g.get("code"), "reason": "; ".join(g.get("reasons") or []), "ok": False})
             else:
-                cells.append({"verdict": "pass" if passed else "", "reason": "", "ok": passed})
-        table.append({"node": node, "passed": passed, "code": verdict.get("code", "Success"), "cells": cells,
-                      "reasons": "; ".join(verdict.get("reasons") or [])})
-    scores = cycle.get("scores") or {}
-    score_plugins = sorted({p for s in scores.values() for p in (s.get("plugins") or {})})
-    score_rows = [{"node": n, "total": s.get("total"),
+                cells.append({"verdict": "pass" if g is None else "", "reason": "", "ok": g is None})
+        table.append({"node": node, "passed": g is None, "code": "Success" if g is None else g.get("code"),
+                      "cells": cells, "reasons": "" if g is None else "; ".join(g.get("reasons") or [])})
+    scores = explained.get("scores") or {}
+    score_plugins = list(scores.get("plugins") or [])
+    score_rows = [{"node": s["node"], "total": s.get("total"),
                    "plugins": [(s.get("plugins") or {}).get(p, "") for p in score_plugins]}
-                  for n, s in sorted(scores.items(), key=lambda kv: -(kv[1].get("total") or 0))]
+                  for s in scores.get("nodes") or []]
     sentences = []
-    for constraint in ((cycle.get("plugins") or {}).get("PodTopologySpread") or {}).get("constraints", []):
-        sentences += spread_sentences(constraint)
+    for constraint in spread_of(explained).get("constraints", []):
+        sentences += spread_sentences(constraint, result)
         if constraint.get("minDomainsForcedZero"):
             sentences.append(min_domains_sentence(constraint))
-    for t in table:
-        if not t["passed"] and filt[t["node"]].get("plugin") != "PodTopologySpread":
-            sentences.append(f"{t['node']}: {filt[t['node']].get('plugin') or 'filter'} says {t['reasons']}.")
+    for g in groups:
+        if g.get("plugin") != "PodTopologySpread":
+            n = g.get("count", 0)
+            sentences.append(f"{n} node{'s' if n != 1 else ''} ({_names(g)}): {g.get('plugin') or 'filter'} "
+                             f"says {'; '.join(g.get('reasons') or [])}.")
+    listed = sum(len(g.get("nodes") or []) for g in groups) + len(explained.get("passed") or [])
     row = row or {"pod": pod}
     return {
-        "pod": pod, "outcome": row.get("outcome", cycle.get("result", "")), "node": row.get("node"),
+        "pod": pod, "outcome": row.get("outcome", explained.get("result", "")), "node": row.get("node"),
         "nominatedNode": row.get("nominatedNode"),
-        "message": row.get("message") or cycle.get("message") or "",
-        "cycle": cycle.get("cycle"), "attempts": len([c for c in cycles(result) if c.get("pod") == pod]),
+        "message": row.get("message") or (history[-1].get("message") if history else "") or "",
+        "cycle": explained.get("cycle") or (history[-1].get("cycle") if history else None),
+        "attempts": len(history),
         "plugins": plugins, "filter": table, "score_plugins": score_plugins, "scores": score_rows,
+        "groups": [{"code": g.get("code"), "plugin": g.get("plugin"), "reasons": "; ".join(g.get("reasons") or []),
+                    "count": g.get("count", 0), "nodes": _names(g)} for g in groups],
+        "nodes_total": explained.get("nodes"), "evaluated": explained.get("evaluated"),
+        "feasible": explained.get("feasible"), "scored": scores.get("count", 0),
+        "filter_partial": listed < (explained.get("evaluated") or 0),
         "sentences": sentences, "nomination": nomination(result, pod),
         "history": [{"cycle": c.get("cycle"), "attempt": c.get("attempt"), "result": c.get("result"),
                      "node": c.get("node"), "message": c.get("message") or ""}
-                    for c in cycles(result) if c.get("pod") == pod],
+                    for c in history],
     }
+
+
+def _victims(candidate):
+    return [v.get("pod") if isinstance(v, dict) else v for v in candidate.get("victims", [])]
 
 
 def nomination(result, pod):
     """The pod's latest preemption: nominated node, victims, that node's pods before and after."""
-    chosen = [c for c in cycles(result) if c.get("pod") == pod
-              and ((c.get("plugins") or {}).get("DefaultPreemption") or {}).get("chosen")]
-    if not chosen:
+    attempt = (explanations(result).get(pod) or {}).get("preemption") or {}
+    node = attempt.get("chosen")
+    if not node:
         return None
-    cycle = chosen[-1]
-    explain = cycle["plugins"]["DefaultPreemption"]
-    node = explain["chosen"]
-    candidate = next((c for c in explain.get("candidates", []) if c.get("node") == node), {})
-    victims = [v.get("pod") if isinstance(v, dict) else v for v in candidate.get("victims", [])]
-    victims = victims or list(explain.get("evictions") or [])
-    before_nodes, _ = placements(result, cycle["cycle"] - 1)
-    after_nodes, _ = placements(result, cycle["cycle"])
+    candidate = next((c for c in attempt.get("candidates", []) if c.get("node") == node), {})
+    victims = _victims(candidate) or list(attempt.get("evictions") or [])
+    cycle = attempt.get("cycle")
+    before_nodes, _ = placements(result, cycle - 1)
+    after_nodes, _ = placements(result, cycle)
     return {
-        "pod": pod, "node": node, "cycle": cycle["cycle"], "victims": victims,
-        "decidedBy": explain.get("decidedBy") or "",
+        "pod": pod, "node": node, "cycle": cycle, "victims": victims,
+        "decidedBy": attempt.get("decidedBy") or "",
         "before": before_nodes.get(node, []), "after": after_nodes.get(node, []),
-        "candidates": [{"node": c.get("node"), "chosen": c.get("chosen"),
-                        "victims": [v.get("pod") if isinstance(v, dict) else v for v in c.get("victims", [])],
-                        "lost": c.get("lost")} for c in explain.get("candidates", [])],
+        "candidates": [{"node": c.get("node"), "chosen": c.get("chosen"), "victims": _victims(c),
+                        "lost": c.get("lost")} for c in attempt.get("candidates", [])],
     }
 
 
 def nominations(result, step=None):
     """{pod: node} of nominated pods, and {node: [pods]} nominated there (up to cycle `step`)."""
     pods = {}
-    for c in cycles(result):
-        if step is not None and c.get("cycle", 0) > step:
+    for event in sorted(result.get("events", []), key=lambda e: e.get("seq", 0)):
+        if step is not None and event.get("cycle", 0) > step:
             break
-        chosen = ((c.get("plugins") or {}).get("DefaultPreemption") or {}).get("chosen")
-        if chosen:
-            pods[c["pod"]] = chosen
+        if event.get("reason") == "Nominated" and event.get("node"):
+            pods[event["pod"]] = event["node"]
     for row in result.get("pods", []) if step is None else []:
         if row.get("nominatedNode"):
             pods[row["pod"]] = row["nominatedNode"]

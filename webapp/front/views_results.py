@@ -46,8 +46,7 @@ def topology_context(run, result, key, step, pod):
         "spread_pod": spread_pod, "spread_pod_ns": (spread_pod or "/").split("/", 1)[0],
         "spread_pod_name": (spread_pod or "/").split("/", 1)[1], "spread_cycle": cycle and cycle.get("cycle"),
         "spreads": [results.spread_view(c, result) for c in constraints],
-        "spread_pods": sorted({c.get("pod") for c in results.cycles(result)
-                               if ((c.get("plugins") or {}).get("PodTopologySpread") or {}).get("constraints")}),
+        "spread_pods": results.spread_pods(result),
         "nominated_pods": nominated_pods, "nominated_nodes": nominated_nodes,
     }
 

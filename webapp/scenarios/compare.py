@@ -82,8 +82,8 @@ def max_skew(result, pod_labels=None):
             by_node.setdefault(node, []).append(pod)
     pod_labels = pod_labels or {}
     out = {}
-    for cycle in (result or {}).get("cycles", []):
-        explain = (cycle.get("plugins") or {}).get("PodTopologySpread") or {}
+    for explained in ((result or {}).get("explanations") or {}).values():
+        explain = (explained.get("plugins") or {}).get("PodTopologySpread") or {}
         for c in explain.get("constraints", []) or []:
             key = c.get("topologyKey")
             if not key:

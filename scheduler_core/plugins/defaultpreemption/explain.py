@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 from ...k8s.types import Pod
+from ...trace import MAX_NODE_NAMES, rejected_json
 from .candidates import CRITERION_FIRST, Candidate, Elimination, pod_start_time
 from .preemption import PreemptionTrace
 
@@ -46,19 +47,30 @@ def _candidate_json(c: Candidate, trace: PreemptionTrace,
     }
 
 
+def _rejected(trace: PreemptionTrace) -> list[dict]:
+    """Dry runs that found no victims, grouped by verdict (nodes in dry-run order)."""
+    groups: dict = {}
+    for name, st in trace.node_statuses.items():
+        groups.setdefault(st, []).append(name)
+    return rejected_json((st, len(names), names) for st, names in groups.items())
+
+
 def trace_to_json(trace: PreemptionTrace) -> dict:
-    """The ``plugins.DefaultPreemption`` entry of a cycle's trace."""
+    """The ``plugins.DefaultPreemption`` entry of a cycle's trace (node lists bounded by
+    trace.MAX_NODE_NAMES; the counts are complete)."""
     lost = {e.node: e for e in trace.eliminations}
     return {
         "eligible": trace.eligible,
         "ineligibleReason": trace.ineligible_reason,
-        "potentialNodes": list(trace.potential_nodes),
+        "potentialNodes": list(trace.potential_nodes[:MAX_NODE_NAMES]),
+        "potentialNodeCount": len(trace.potential_nodes),
         "offset": trace.offset,
         "numCandidates": trace.num_candidates,
         "pdbs": [{"pdb": p.key, "disruptionsAllowed": p.disruptions_allowed,
                   "computed": p.computed} for p in trace.pdbs],
-        "evaluated": list(trace.evaluated),
-        "rejectedNodes": {n: st.to_json() for n, st in trace.node_statuses.items()},
+        "evaluated": list(trace.evaluated[:MAX_NODE_NAMES]),
+        "evaluatedCount": len(trace.evaluated),
+        "rejectedNodes": _rejected(trace),
         "candidates": [_candidate_json(c, trace, lost) for c in trace.candidates],
         "chosen": trace.chosen or None,
         "decidedBy": trace.decided_by or None,

@@ -1,30 +1,40 @@
 """PodTopologySpread's explanation for the dashboard, built from the cycle's states.
 
 Not an upstream file: it reads the preFilterState / preScoreState that ``filtering.go`` and
-``scoring.go`` compute and lays them out as JSON-serializable data (per constraint: where
-it came from, each domain's count, eligible domains, ignored nodes and why, the global
-minimum and whether minDomains forced it to 0, and the skew a placement would cause).
+``scoring.go`` compute and lays them out as JSON-serializable data, per constraint: where
+it came from, each domain's matching count and skew, the global minimum and whether
+minDomains forced it to 0, and which nodes are left out of counting and why. The size is
+bounded whatever the cluster: at most ``trace.MAX_DOMAINS`` domains and, per reason,
+``trace.MAX_NODE_NAMES`` node names with the full count.
+
+The columnar path (``columnar/plugins/podtopologyspread.py``) builds the same JSON from
+its arrays through ``constraint_json``/``ignored_json``.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Iterable, Mapping, Sequence
 
 from ...k8s.nodeaffinity import RequiredNodeAffinity
 from ...k8s.taints import do_not_schedule_taints_filter, find_matching_untolerated_taint
 from ...k8s.types import HONOR, LABEL_HOSTNAME, Node, Pod
+from ...trace import MAX_DOMAINS, MAX_NODE_NAMES
 from .common import Constraint
 from .filtering import PreFilterState, self_match_num
-from .scoring import PreScoreState, score_for_count
+from .scoring import PreScoreState
 
 REASON_NODE_AFFINITY = "node affinity"
 REASON_TAINTS = "taints"
 
 
-def missing_label_reason(node: Node, constraints: Sequence[Constraint]) -> str | None:
-    """"missing label <key>" for the first constraint key the node lacks, else None."""
+def missing_label_reason(key: str) -> str:
+    return f"missing label {key}"
+
+
+def first_missing_key(node: Node, constraints: Sequence[Constraint]) -> str | None:
+    """The first constraint key the node lacks, else None."""
     for c in constraints:
         if c.topology_key not in node.labels:
-            return f"missing label {c.topology_key}"
+            return c.topology_key
     return None
 
 
@@ -50,122 +60,104 @@ def constraint_header(c: Constraint, pod: Pod) -> dict:
     }
 
 
-def ignored_for_counting(c: Constraint, constraints: Sequence[Constraint], pod: Pod,
-                         nodes: Sequence[Node], required: RequiredNodeAffinity,
-                         require_all: bool = True, memo: dict | None = None
-                         ) -> dict[str, str]:
-    """Nodes whose pods are not counted for c: node name -> reason. With ``memo`` (fast
-    path) the answer is reused while the key and the very same Node objects recur."""
-    if memo is None:
-        return _ignored_for_counting(c, constraints, pod, nodes, required, require_all)
-    key = (c, tuple(constraints), required,
-           pod.tolerations if c.node_taints_policy == HONOR else None, require_all)
-    try:
-        hit = memo.get(key)
-    except TypeError:  # unhashable: no memo
-        return _ignored_for_counting(c, constraints, pod, nodes, required, require_all)
-    if hit is None or len(hit[0]) != len(nodes) or \
-            not all(a is b for a, b in zip(hit[0], nodes)):
-        if len(memo) >= 256:
-            memo.clear()
-        hit = memo[key] = (tuple(nodes), _ignored_for_counting(c, constraints, pod, nodes,
-                                                               required, require_all))
-    return dict(hit[1])
+def domains_json(counts: Mapping[str, int], self_match: int, minimum: int) -> dict:
+    """domains (value -> count) and skews (value -> count + selfMatch - minimum), sorted by
+    value, at most MAX_DOMAINS of them; domainCount is the full number."""
+    values = sorted(counts)
+    shown = values[:MAX_DOMAINS]
+    return {"domains": {v: counts[v] for v in shown},
+            "skews": {v: counts[v] + self_match - minimum for v in shown},
+            "domainCount": len(values), "domainsTruncated": len(values) > len(shown)}
 
 
-def _ignored_for_counting(c: Constraint, constraints: Sequence[Constraint], pod: Pod,
-                          nodes: Sequence[Node], required: RequiredNodeAffinity,
-                          require_all: bool) -> dict[str, str]:
-    out = {}
+def ignored_json(groups: Iterable[tuple[str, int, list[str]]]) -> list[dict]:
+    """Reason groups (reason, node count, node names in node order), most nodes first."""
+    return [{"reason": r, "count": n, "nodes": names[:MAX_NODE_NAMES]}
+            for r, n, names in sorted(groups, key=lambda g: (-g[1], g[0]))]
+
+
+def by_domain_json(counts: Mapping[str, Mapping[str, int]]) -> dict:
+    """domain -> reason -> ignored nodes in that domain (first MAX_DOMAINS domains)."""
+    return {v: dict(sorted(counts[v].items())) for v in sorted(counts)[:MAX_DOMAINS]}
+
+
+def _group(reasons: Iterable[tuple[Node, str, str | None]]
+           ) -> tuple[list[tuple[str, int, list[str]]], dict[str, dict[str, int]]]:
+    """(node, reason, domain) in node order -> reason groups and per-domain counts."""
+    names: dict[str, list[str]] = {}
+    by_domain: dict[str, dict[str, int]] = {}
+    for node, reason, domain in reasons:
+        names.setdefault(reason, []).append(node.name)
+        if domain is not None:
+            d = by_domain.setdefault(domain, {})
+            d[reason] = d.get(reason, 0) + 1
+    return [(r, len(v), v) for r, v in names.items()], by_domain
+
+
+def _not_counted(c: Constraint, constraints: Sequence[Constraint], pod: Pod,
+                 nodes: Sequence[Node], required: RequiredNodeAffinity, require_all: bool):
     for node in nodes:
-        reason = missing_label_reason(node, constraints) if require_all else None
-        reason = reason or policy_reason(c, pod, node, required)
+        missing = first_missing_key(node, constraints) if require_all else None
+        reason = missing_label_reason(missing) if missing else \
+            policy_reason(c, pod, node, required)
         if reason:
-            out[node.name] = reason
-    return out
+            yield node, reason, node.labels.get(c.topology_key)
 
 
 def explain_hard(s: PreFilterState, i: int, pod: Pod, nodes: Sequence[Node],
-                 required: RequiredNodeAffinity, memo: dict | None = None) -> dict:
-    """One DoNotSchedule constraint: domains, global minimum, per-node skew."""
+                 required: RequiredNodeAffinity) -> dict:
+    """One DoNotSchedule constraint: domains, global minimum, skews, nodes not counted."""
     c = s.constraints[i]
-    counts = s.tp_value_to_match_num[i]
     min_match = s.min_match_num(i, c.min_domains)
-    self_match = self_match_num(c, pod)
-    per_node = {}
-    for node in nodes:
-        val = node.labels.get(c.topology_key)
-        if val is None:
-            per_node[node.name] = {"domain": None, "skew": None, "fits": False}
-            continue
-        skew = counts.get(val, 0) + self_match - min_match
-        per_node[node.name] = {"domain": val, "matchNum": counts.get(val, 0),
-                               "skew": skew, "fits": skew <= c.max_skew}
+    groups, by_domain = _group(_not_counted(c, s.constraints, pod, nodes, required, True))
     return {
         **constraint_header(c, pod),
-        "domains": dict(sorted(counts.items())),
-        "eligibleDomains": sorted(counts),
-        "domainCount": len(counts),
-        "ignoredNodes": ignored_for_counting(c, s.constraints, pod, nodes, required, True, memo),
+        **domains_json(s.tp_value_to_match_num[i], self_match_num(c, pod), min_match),
         "globalMinimum": min_match,
-        "minDomainsForcedZero": len(counts) < c.min_domains,
-        "nodes": per_node,
+        "minDomainsForcedZero": len(s.tp_value_to_match_num[i]) < c.min_domains,
+        "ignored": ignored_json(groups),
+        "ignoredByDomain": by_domain_json(by_domain),
     }
 
 
 def _soft_counts(s: PreScoreState, i: int) -> dict[str, int]:
-    c = s.constraints[i]
-    if c.topology_key == LABEL_HOSTNAME:
+    if s.constraints[i].topology_key == LABEL_HOSTNAME:
         return dict(s.hostname_counts[i])
     return dict(s.topology_value_to_pod_counts[i])
 
 
 def explain_soft(s: PreScoreState, i: int, pod: Pod, nodes: Sequence[Node],
-                 required: RequiredNodeAffinity, require_all: bool,
-                 memo: dict | None = None) -> dict:
-    """One ScheduleAnyway constraint: domain counts over all nodes, weight, per-node skew."""
+                 required: RequiredNodeAffinity, require_all: bool) -> dict:
+    """One ScheduleAnyway constraint: domain counts over all nodes for the scored nodes'
+    domains, the normalizing weight, scored nodes ignored, nodes not counted."""
     c = s.constraints[i]
     counts = _soft_counts(s, i)
-    weight = s.topology_normalizing_weight[i]
-    min_count = min(counts.values()) if counts else 0
-    self_match = self_match_num(c, pod)
-    by_name = {n.name: n for n in nodes}
-    per_node = {}
-    for name in s.filtered_nodes:
-        node = by_name.get(name)
-        val = node.labels.get(c.topology_key) if node is not None else None
-        if name in s.ignored_nodes or val is None:
-            per_node[name] = {"domain": val, "ignored": name in s.ignored_nodes}
-            continue
-        cnt = counts.get(name if c.topology_key == LABEL_HOSTNAME else val, 0)
-        per_node[name] = {"domain": val, "ignored": False, "count": cnt,
-                          "skew": cnt + self_match - min_count,
-                          "score": score_for_count(cnt, c.max_skew, weight)}
+    minimum = min(counts.values()) if counts else 0
+    missing = [(n, missing_label_reason(first_missing_key(n, s.constraints) or c.topology_key),
+                None) for n in nodes if n.name in s.ignored_nodes]  # in node order
+    ignored, _ = _group(missing)
+    groups, by_domain = _group(_not_counted(c, s.constraints, pod, nodes, required,
+                                            require_all))
     return {
         **constraint_header(c, pod),
-        "domains": dict(sorted(counts.items())),
-        "eligibleDomains": sorted(counts),
-        "domainCount": len(counts),
-        "ignoredNodes": {n: missing_label_reason(by_name[n], s.constraints) or "missing label"
-                         for n in sorted(s.ignored_nodes) if n in by_name},
-        "notCounted": ignored_for_counting(c, s.constraints, pod, nodes, required, require_all,
-                                           memo),
-        "topologyNormalizingWeight": weight,
-        "globalMinimum": min_count,
-        "nodes": per_node,
+        **domains_json(counts, self_match_num(c, pod), minimum),
+        "globalMinimum": minimum,
+        "topologyNormalizingWeight": s.topology_normalizing_weight[i],
+        "ignoredScoredNodes": ignored_json(ignored),
+        "ignored": ignored_json(groups),
+        "ignoredByDomain": by_domain_json(by_domain),
     }
 
 
 def explain(pre_filter: PreFilterState | None, pre_score: PreScoreState | None, pod: Pod,
-            nodes: Sequence[Node], require_all: bool = True, memo: dict | None = None) -> dict:
-    """{"constraints": [...]}: hard constraints (from PreFilter) then soft (from PreScore);
-    ``memo``: see ignored_for_counting."""
+            nodes: Sequence[Node], require_all: bool = True) -> dict:
+    """{"constraints": [...]}: hard constraints (from PreFilter) then soft (from PreScore)."""
     required = RequiredNodeAffinity.from_pod(pod)
     out = []
     if pre_filter is not None:
-        out += [explain_hard(pre_filter, i, pod, nodes, required, memo)
+        out += [explain_hard(pre_filter, i, pod, nodes, required)
                 for i in range(len(pre_filter.constraints))]
     if pre_score is not None:
-        out += [explain_soft(pre_score, i, pod, nodes, required, require_all, memo)
+        out += [explain_soft(pre_score, i, pod, nodes, required, require_all)
                 for i in range(len(pre_score.constraints))]
     return {"constraints": out}

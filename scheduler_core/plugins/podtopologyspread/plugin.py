@@ -44,7 +44,6 @@ class PodTopologySpread(Plugin):
         fast = getattr(handle, "fast", False)
         self.filter_counts = DomainCountCache() if fast else None
         self.score_counts = DomainCountCache() if fast else None
-        self.explain_memo: dict | None = {} if fast else None
         self.default_constraints = tuple(args.default_constraints)
         self.system_defaulted = args.defaulting_type == SYSTEM_DEFAULTING
         if self.system_defaulted:
@@ -184,8 +183,7 @@ class PodTopologySpread(Plugin):
             return None
         nodes = [ni.node for ni in self.handle.snapshot_shared_lister().list() if ni.node]
         require_all = bool(pod.topology_spread_constraints) or not self.system_defaulted
-        return explain_mod.explain(pre_filter, pre_score, pod, nodes, require_all,
-                                   self.explain_memo)
+        return explain_mod.explain(pre_filter, pre_score, pod, nodes, require_all)
 
 
 def _error(e: KeyError) -> Status:

@@ -190,8 +190,9 @@ def test_explain_lists_candidates_victims_and_why_they_lost() -> None:
     _, _, ex = post_filter(h, high())
     assert ex == {
         "eligible": True, "ineligibleReason": "",
-        "potentialNodes": ["n1", "n2", "n3"], "offset": 0, "numCandidates": 3,
-        "pdbs": [], "evaluated": ["n1", "n2", "n3"], "rejectedNodes": {},
+        "potentialNodes": ["n1", "n2", "n3"], "potentialNodeCount": 3, "offset": 0,
+        "numCandidates": 3, "pdbs": [], "evaluated": ["n1", "n2", "n3"], "evaluatedCount": 3,
+        "rejectedNodes": [],
         "candidates": [
             {"node": "n1", "victims": [{"pod": "default/a", "priority": 5, "startTime": None}],
              "numPDBViolations": 0, "pdbViolations": {}, "chosen": False,
@@ -247,7 +248,8 @@ def test_an_extension_error_without_candidates_is_an_error_status() -> None:
     h.plugins = [BrokenExtension(), Fit(None, h)]
     result, status, ex = post_filter(h, high())
     assert (result, status) == (None, Status(Code.Error, ("preemption: boom",)))
-    assert ex["rejectedNodes"] == {"n1": {"code": "Error", "plugin": "", "reasons": ["boom"]}}
+    assert ex["rejectedNodes"] == [{"code": "Error", "plugin": "", "reasons": ["boom"],
+                                    "count": 1, "nodes": ["n1"]}]
 
 
 NUM_CANDIDATES_CASES = [

@@ -130,9 +130,7 @@ def test_explain_article_skew_per_zone() -> None:
                                                      {"app": "foo"}).obj()
     got = explained(new_plugin(nodes, pods), pod, ["n1", "n2", "n3", "n4"])
     c = got["constraints"][0]
-    assert {n: (v["domain"], v["skew"], v["fits"]) for n, v in c["nodes"].items()} == {
-        "n1": ("zone1", 3, False), "n2": ("zone1", 3, False),
-        "n3": ("zone2", 1, True), "n4": ("zone2", 1, True)}
+    assert c["skews"] == {"zone1": 3, "zone2": 1}
     assert (c["domains"], c["globalMinimum"], c["selector"], c["origin"]) == (
         {"zone1": 2, "zone2": 0}, 0, "app=foo", "pod spec")
 
@@ -145,9 +143,11 @@ def test_explain_min_domains_and_ignored_nodes() -> None:
         1, "zone", DO_NOT_SCHEDULE, {"app": "web"}, min_domains=3, node_taints_policy=HONOR).obj()
     c = explained(new_plugin(nodes, pods), pod, ["a", "b"])["constraints"][0]
     assert (c["domains"], c["domainCount"], c["minDomains"], c["globalMinimum"],
-            c["minDomainsForcedZero"], c["ignoredNodes"]) == (
-        {"z1": 1, "z2": 1}, 2, 3, 0, True, {"t": "taints", "x": "missing label zone"})
-    assert c["nodes"]["x"] == {"domain": None, "skew": None, "fits": False}
+            c["minDomainsForcedZero"], c["ignored"], c["ignoredByDomain"]) == (
+        {"z1": 1, "z2": 1}, 2, 3, 0, True,
+        [{"reason": "missing label zone", "count": 1, "nodes": ["x"]},
+         {"reason": "taints", "count": 1, "nodes": ["t"]}],
+        {"z3": {"taints": 1}})
 
 
 def test_explain_names_the_objects_behind_a_default_selector() -> None:
@@ -168,9 +168,22 @@ def test_explain_soft_constraint_counts_and_is_json() -> None:
     got = explained(new_plugin(nodes, pods), pod, ["a", "b"])
     json.dumps(got)
     c = got["constraints"][0]
-    assert (c["domains"], c["globalMinimum"], c["nodes"]["a"]["skew"],
-            c["nodes"]["b"]["skew"], sorted(c["nodes"])) == ({"z1": 2, "z2": 1}, 1, 2, 1,
-                                                             ["a", "b"])
+    assert (c["domains"], c["globalMinimum"], c["skews"]) == (
+        {"z1": 2, "z2": 1}, 1, {"z1": 2, "z2": 1})
+
+
+def test_explain_lists_a_bounded_number_of_domains_and_names() -> None:
+    """A hostname constraint over 150 nodes: 100 domains and 100 names shown, counts whole."""
+    nodes = [make_node(f"n{i:03}").obj() for i in range(150)]
+    nodes += [make_node(f"t{i:03}").taint("k").obj() for i in range(120)]
+    pod = make_pod("new").label("app", "web").spread(
+        1, "kubernetes.io/hostname", DO_NOT_SCHEDULE, {"app": "web"},
+        node_taints_policy=HONOR).obj()
+    c = explained(new_plugin(nodes), pod, [])["constraints"][0]
+    assert (len(c["domains"]), c["domainCount"], c["domainsTruncated"]) == (100, 150, True)
+    (taints,) = c["ignored"]
+    assert (taints["reason"], taints["count"], len(taints["nodes"]), taints["nodes"][0]) == (
+        "taints", 120, 100, "t000")
 
 
 def test_explain_without_any_state_is_none() -> None:
