@@ -3,7 +3,7 @@
 Mirrors kube-scheduler v1.34 ``pkg/scheduler/schedule_one.go``: schedulePod,
 findNodesThatFitPod (with the KEP-1923 nominated-node fast path), findNodesThatPassFilters
 (numFeasibleNodesToFind and the rotating nextStartNodeIndex), prioritizeNodes and
-selectHost (ties broken by reservoir sampling with the caller's seeded generator).
+selectHost (ties broken by one draw of the caller's seeded generator).
 Filters run sequentially, i.e. as upstream does with parallelism 1.
 """
 from __future__ import annotations
@@ -185,17 +185,14 @@ class Scheduler:
         return scores
 
     def select_host(self, scores: list[NodePluginScores]) -> str:
-        """selectHost: the highest total; ties by reservoir sampling (seeded)."""
-        best = scores[0]
-        count = 1
-        for s in scores[1:]:
-            if s.total > best.total:
-                best, count = s, 1
-            elif s.total == best.total:
-                count += 1
-                if self.rng.randrange(count) == 0:
-                    best = s
-        return best.name
+        """selectHost: the highest total. Upstream breaks ties by reservoir sampling over
+        the scored nodes; here one draw of the seeded generator picks among the tied nodes
+        (in evaluation order), the same uniform choice with one draw per cycle."""
+        best = max(s.total for s in scores)
+        ties = [s for s in scores if s.total == best]
+        if len(ties) == 1:
+            return ties[0].name
+        return ties[self.rng.randrange(len(ties))].name
 
 
 def _add_plugin_status(d: Diagnosis, st: Status) -> None:
