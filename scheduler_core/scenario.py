@@ -107,6 +107,7 @@ class _Builder:
         self.namespaces: dict[str, dict[str, str]] = {}
         self.config_doc: dict | None = None
         self.warnings: list[str] = []
+        self.memo: dict = {}  # Decoder.interned: repeated manifest values decoded once
 
     def add(self, doc: dict) -> None:
         """Decode one document and dispatch it by kind (unknown kinds warn)."""
@@ -143,7 +144,7 @@ class _Builder:
             raise ScenarioError(self.file, label, "metadata.name",
                                 f"duplicate object: {label} appears more than once")
         self.seen.add((kind, ns, name))
-        return Decoder(self.file, label), name, ns
+        return Decoder(self.file, label, self.memo), name, ns
 
     def _add_config(self, doc: dict) -> None:
         if self.config_doc is not None:

@@ -16,12 +16,31 @@ from ..validation import field as vfield
 from . import quantity
 
 
+_MISSING = object()
+
+
 class Decoder:
     """Reads fields of one object (``label`` like ``Pod default/p``) of one file."""
 
-    def __init__(self, file: str, label: str) -> None:
+    def __init__(self, file: str, label: str, memo: dict | None = None) -> None:
         self.file = file
         self.label = label
+        self.memo = memo  # shared by the Decoders of one load: see ``interned``
+
+    def interned(self, kind: str, raw: Any, decode: Callable[[], Any]) -> Any:
+        """decode(), or the value an earlier object's identical ``raw`` decoded to.
+
+        The pods of one workload repeat the same tolerations, affinity, spread
+        constraints and containers; decoding them once makes loading faster and lets
+        the engine recognise a template by identity. ``raw`` is the manifest value (its
+        repr is the key); an error is raised by the first decode, so reuse is safe."""
+        if self.memo is None:
+            return decode()
+        key = (kind, repr(raw))
+        value = self.memo.get(key, _MISSING)
+        if value is _MISSING:
+            value = self.memo[key] = decode()
+        return value
 
     def fail(self, path: str, detail: str) -> ScenarioError:
         """A ScenarioError for this object at ``path``."""

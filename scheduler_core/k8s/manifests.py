@@ -291,13 +291,17 @@ def read_pod_spec(d: Decoder, spec: Any, path: str) -> dict:
     """The scheduling-relevant fields of a PodSpec as Pod constructor keywords
     (priority left for the caller to resolve)."""
     s = d.obj(spec, path)
-    containers = d.items(s.get("containers"), f"{path}.containers",
-                         lambda x, p: read_container(d, x, p))
-    inits = d.items(s.get("initContainers"), f"{path}.initContainers",
-                    lambda x, p: read_container(d, x, p))
-    if d.bool(s.get("hostNetwork"), f"{path}.hostNetwork"):
-        containers, inits = host_network_ports(containers), host_network_ports(inits)
-    overhead = d.resource_list(s.get("overhead"), f"{path}.overhead")
+    host_network = d.bool(s.get("hostNetwork"), f"{path}.hostNetwork")
+
+    def read_containers(key: str):
+        found = d.items(s.get(key), f"{path}.{key}", lambda x, p: read_container(d, x, p))
+        return host_network_ports(found) if host_network else found
+    containers = d.interned("containers", (s.get("containers"), host_network),
+                            lambda: read_containers("containers"))
+    inits = d.interned("initContainers", (s.get("initContainers"), host_network),
+                       lambda: read_containers("initContainers"))
+    overhead = d.interned("overhead", s.get("overhead"), lambda: d.resource_list(
+        s.get("overhead"), f"{path}.overhead"))
     gates = d.items(s.get("schedulingGates"), f"{path}.schedulingGates",
                     lambda x, p: d.str(d.obj(x, p).get("name"), f"{p}.name"))
     return dict(
@@ -308,18 +312,27 @@ def read_pod_spec(d: Decoder, spec: Any, path: str) -> dict:
         priority_class_name=d.str(s.get("priorityClassName"), f"{path}.priorityClassName"),
         preemption_policy=d.enum(s.get("preemptionPolicy"), f"{path}.preemptionPolicy",
                                  PREEMPTION_POLICIES),
-        node_selector=d.str_map(s.get("nodeSelector"), f"{path}.nodeSelector"),
-        affinity=read_affinity(d, s.get("affinity"), f"{path}.affinity"),
-        tolerations=with_default_tolerations(d.items(
-            s.get("tolerations"), f"{path}.tolerations", lambda x, p: read_toleration(d, x, p))),
-        topology_spread_constraints=read_spread_constraints(
-            d, s.get("topologySpreadConstraints"), f"{path}.topologySpreadConstraints"),
+        node_selector=d.interned("nodeSelector", s.get("nodeSelector"), lambda: d.str_map(
+            s.get("nodeSelector"), f"{path}.nodeSelector")),
+        affinity=d.interned("affinity", s.get("affinity"), lambda: read_affinity(
+            d, s.get("affinity"), f"{path}.affinity")),
+        tolerations=d.interned("tolerations", s.get("tolerations"), lambda:
+                               with_default_tolerations(d.items(
+                                   s.get("tolerations"), f"{path}.tolerations",
+                                   lambda x, p: read_toleration(d, x, p)))),
+        topology_spread_constraints=d.interned(
+            "topologySpreadConstraints", s.get("topologySpreadConstraints"),
+            lambda: read_spread_constraints(d, s.get("topologySpreadConstraints"),
+                                            f"{path}.topologySpreadConstraints")),
         scheduling_gates=gates,
         containers=containers,
         init_containers=inits,
         overhead=overhead,
-        requests=with_pod_level(d, s.get("resources"), f"{path}.resources",
-                                 pod_requests(containers, inits, overhead), overhead),
+        requests=d.interned(
+            "requests", (s.get("containers"), s.get("initContainers"), s.get("overhead"),
+                         s.get("resources")),
+            lambda: with_pod_level(d, s.get("resources"), f"{path}.resources",
+                                   pod_requests(containers, inits, overhead), overhead)),
     )
 
 
@@ -328,10 +341,12 @@ def read_pod_meta(d: Decoder, meta: Any, path: str) -> dict:
     m = d.obj(meta, path)
     return dict(
         uid=d.str(m.get("uid"), f"{path}.uid"),
-        labels=d.str_map(m.get("labels"), f"{path}.labels"),
+        labels=d.interned("labels", m.get("labels"), lambda: d.str_map(m.get("labels"),
+                                                                        f"{path}.labels")),
         annotations=d.str_map(m.get("annotations"), f"{path}.annotations"),
-        owner_references=d.items(m.get("ownerReferences"), f"{path}.ownerReferences",
-                                 lambda x, p: read_owner_ref(d, x, p)),
+        owner_references=d.interned("ownerReferences", m.get("ownerReferences"), lambda: d.items(
+            m.get("ownerReferences"), f"{path}.ownerReferences",
+            lambda x, p: read_owner_ref(d, x, p))),
         creation_timestamp=d.time(m.get("creationTimestamp"), f"{path}.creationTimestamp"),
         deletion_timestamp=(None if m.get("deletionTimestamp") is None else
                             str(m.get("deletionTimestamp"))),
