@@ -15,7 +15,7 @@ from .framework.fit_error import FitError
 from .framework.interface import NominatingInfo
 from .framework.runtime import Framework, HandleData, Nominator
 from .framework.snapshot import Snapshot
-from .framework.types import NodeInfo, QueuedPodInfo, new_pod_info
+from .framework.types import NodeInfo, PodInfo, QueuedPodInfo, new_pod_info
 from .k8s.types import Pod
 from .queue import SchedulingQueue
 from .schedule_one import CycleRecord, Scheduler, SchedulingError
@@ -63,7 +63,7 @@ class Simulation:
         first = next(iter(self.frameworks.values()))
         cfg = scenario.config
         self.queue = SchedulingQueue(first.queue_sort_less, cfg.pod_initial_backoff_seconds,
-                                     cfg.pod_max_backoff_seconds)
+                                     cfg.pod_max_backoff_seconds, first.queue_sort_key())
         self.pending: dict[str, Pod] = {}  # key -> current value (nominations change it)
         self.results: dict[str, dict] = {}  # key -> pods[] entry, first-attempt order
         self.gated: list[Pod] = []
@@ -71,6 +71,9 @@ class Simulation:
         self.evicted: list[str] = []
         self.events: list[dict] = []
         self.cycles: list[dict] = []
+        self.explanations: dict[str, dict] = {}  # pod key -> its latest cycle, explained
+        self.preemptions: dict[str, dict] = {}  # pod key -> its latest preemption attempt
+        self.node_index = {name: i for i, name in enumerate(self.node_infos)}
         self.cycle = 0
         self._evictions: list[tuple[Pod, Pod, str]] = []
         self.warnings = list(scenario.warnings)
@@ -131,11 +134,42 @@ class Simulation:
             self._failure(qpi, pod, se.status.message(), set(), cyc, NominatingInfo("", "Override"))
         else:
             self._bind(fwk, state, qpi, pod, result.suggested_host, cyc)
-        cyc.update(trace.cycle_json(record, self.detail))
+        cyc.update(trace.cycle_json(record.nominated_node_tried, record.nominated_node_fit,
+                                    record.nodes_evaluated))
         if self.detail:
-            cyc["plugins"] = fwk.explain(state, pod)
+            self.explanations[pod.key] = self._explain(fwk, state, pod, record, cyc)
         self.cycles.append(cyc)
         self._apply_evictions()
+
+    def _explain(self, fwk: Framework, state: CycleState, pod: Pod, record: CycleRecord,
+                 cyc: dict) -> dict:
+        """The pod's explanation of this cycle (trace.explanation_json) from the record."""
+        index = self.node_index
+        groups: dict = {}
+        passed = []
+        for name, st in record.filter.items():
+            if st.is_success():
+                passed.append(name)
+            else:
+                groups.setdefault(st, []).append(name)
+        passed.sort(key=index.__getitem__)
+        rejected = trace.rejected_json(
+            (st, len(names), sorted(names, key=index.__getitem__)[:trace.MAX_NODE_NAMES])
+            for st, names in groups.items())
+        rows = [(s.name, s.total, list(s.plugins.values())) for s in record.scores.values()]
+        plugins = list(next(iter(record.scores.values())).plugins) if record.scores else []
+        chosen = cyc.get("node") if cyc.get("result") == SCHEDULED else None
+        return self._with_preemption(pod, trace.explanation_json(
+            cyc, len(self.node_infos), len(passed), rejected, passed,
+            trace.scores_json(plugins, rows, chosen), fwk.explain(state, pod)))
+
+    def _with_preemption(self, pod: Pod, explanation: dict) -> dict:
+        """Keep the pod's latest preemption attempt with every later explanation."""
+        attempt = explanation["plugins"].get("DefaultPreemption")
+        if attempt is not None:
+            self.preemptions[pod.key] = {"cycle": explanation["cycle"], **attempt}
+        explanation["preemption"] = self.preemptions.get(pod.key)
+        return explanation
 
     def _skip_deleting(self, pod: Pod) -> None:
         """skipPodSchedule: a terminating pending pod is never scheduled."""
@@ -155,7 +189,7 @@ class Simulation:
             self._failure(qpi, pod, st.message(), {st.plugin} if st.plugin else set(), cyc)
             return
         bound = dataclasses.replace(pod, node_name=host, nominated_node_name="", phase="Running")
-        self.node_infos[host].add_pod(bound)
+        self._bound(host, self.node_infos[host].add_pod(bound))
         self.nominator.delete(pod)
         del self.pending[pod.key]
         self.results[pod.key] = {"pod": pod.key, "outcome": SCHEDULED, "node": host}
@@ -197,6 +231,12 @@ class Simulation:
                         f"Pod {pod.key} is nominated to node {node}", node)
         return pod
 
+    def _bound(self, node: str, pi: PodInfo) -> None:
+        """A pod was added to node's NodeInfo (the columnar simulation follows)."""
+
+    def _removed(self, node: str, victim: Pod) -> None:
+        """A pod was removed from node's NodeInfo (the columnar simulation follows)."""
+
     # --- handle callbacks ------------------------------------------------------------------
     def _on_evict(self, victim: Pod, preemptor: Pod, node: str) -> None:
         self._evictions.append((victim, preemptor, node))
@@ -217,6 +257,7 @@ class Simulation:
             ni = self.node_infos.get(node)
             if ni is None or not ni.remove_pod(victim):
                 continue
+            self._removed(node, victim)
             self.queue.move_all_to_active(victim)
             self.evicted.append(victim.key)
             if victim.key in self.results:  # pending at the start, scheduled, then preempted
@@ -244,9 +285,13 @@ class Simulation:
                   "nominatedNode": p.nominated_node_name or None,
                   "message": f"profile not found for scheduler name {_go_quote(p.scheduler_name)}"}
                  for p in self.unhandled]
-        return {"pods": pods, "evicted": list(self.evicted), "events": self.events,
-                "cycles": self.cycles, "nodes": trace.nodes_json(self.node_infos.values()),
-                "warnings": self.warnings}
+        out = {"pods": pods, "evicted": list(self.evicted), "events": self.events,
+               "cycles": self.cycles}
+        if self.detail:
+            out["explanations"] = self.explanations
+        out["nodes"] = trace.nodes_json(self.node_infos.values())
+        out["warnings"] = self.warnings
+        return out
 
 
 def _go_quote(s: str) -> str:
@@ -255,9 +300,22 @@ def _go_quote(s: str) -> str:
 
 
 def simulate(scenario, seed: int = 0, detail: bool = True, fast: bool = True) -> dict:
-    """Run the whole scheduling loop over a Scenario; JSON-ready result. ``fast=False``
-    forces the reference path (every plugin recounts each cycle); results are equal."""
-    sim = Simulation(scenario, seed, detail, fast)
+    """Run the whole scheduling loop over a Scenario; JSON-ready result. By default the
+    cycles run over node arrays (``columnar/``); ``fast=False`` forces the reference path,
+    every plugin node by node as upstream. Results are equal."""
+    sim = _columnar(scenario, seed, detail) if fast else None
+    if sim is None:
+        sim = Simulation(scenario, seed, detail, fast)
     sim.enqueue_pending()
     sim.run()
     return sim.result()
+
+
+def _columnar(scenario, seed: int, detail: bool) -> Simulation | None:
+    """The columnar simulation, or None for a profile it cannot run."""
+    from .columnar.runtime import Unsupported
+    from .columnar.simulate import ColumnarSimulation
+    try:
+        return ColumnarSimulation(scenario, seed, detail)
+    except Unsupported:
+        return None

@@ -29,6 +29,8 @@ class FitError(Exception):
 
 def reasons_histogram(num_all_nodes: int, diagnosis: Diagnosis) -> dict[str, int]:
     """Reason -> node count over explicit statuses, absent nodes adding theirs."""
+    if diagnosis.reasons is not None:
+        return diagnosis.reasons
     reasons: dict[str, int] = {}
     for status in diagnosis.node_to_status.values():
         for r in status.reasons:

@@ -127,6 +127,11 @@ class Diagnosis:
     pending_plugins: set[str] = field(default_factory=set)
     pre_filter_msg: str = ""
     post_filter_msg: str = ""
+    # Set by the columnar path, which counts per status, not per node: the reason ->
+    # node count histogram over every node (node_to_status then holds only the
+    # Unschedulable nodes), and those nodes' names in node order.
+    reasons: dict[str, int] | None = None
+    unschedulable_nodes: list[str] | None = None
 
 
 # --- Extension points -------------------------------------------------------------------

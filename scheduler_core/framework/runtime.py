@@ -30,10 +30,12 @@ class Nominator:
     def __init__(self) -> None:
         self._by_node: dict[str, list[PodInfo]] = {}
         self._node_of: dict[str, str] = {}
+        self.version = 0  # moves on every change, so callers can cache what they derive
 
     def add(self, pi: PodInfo, node_name: str) -> None:
         """AddNominatedPod (replaces an earlier nomination of the same pod)."""
         self.delete(pi.pod)
+        self.version += 1
         if not node_name:
             return
         self._node_of[pi.pod.key] = node_name
@@ -44,6 +46,7 @@ class Nominator:
         node = self._node_of.pop(pod.key, None)
         if node is None:
             return
+        self.version += 1
         lst = [pi for pi in self._by_node.get(node, []) if pi.pod.key != pod.key]
         if lst:
             self._by_node[node] = lst
@@ -53,6 +56,10 @@ class Nominator:
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
         """NominatedPodsForNode: the PodInfos nominated to ``node_name``."""
         return list(self._by_node.get(node_name, ()))
+
+    def items(self):
+        """(node name, nominated PodInfos) pairs."""
+        return self._by_node.items()
 
     def node_of(self, pod: Pod) -> str:
         """The node a pod is nominated to ('' when none)."""
@@ -170,46 +177,27 @@ class Framework:
         """QueueSortFunc: the (single) QueueSort plugin's less."""
         return self.points[reg.QUEUE_SORT][0].less(a, b)
 
+    def queue_sort_key(self):
+        """The QueueSort plugin's sort_key (ordering as less, then file order), if any."""
+        return getattr(self.points[reg.QUEUE_SORT][0], "sort_key", None)
+
     # --- filtering ---------------------------------------------------------------------
     def run_pre_filter_plugins(self, state: CycleState, pod: Pod
                                ) -> tuple[PreFilterResult | None, Status, set[str]]:
         """RunPreFilterPlugins: merge results, Skip drops a plugin's Filter,
         UnschedulableAndUnresolvable stops at once, Unschedulable after all have run."""
         out = self._run_pre_filter_plugins(state, pod)
-        if self.fast:
-            self._static_memo.start_cycle(pod, state.skip_filter_plugins)
+        self.start_static_memo(pod, state.skip_filter_plugins)
         return out
+
+    def start_static_memo(self, pod: Pod, skip: set[str]) -> None:
+        """After PreFilter, on the fast path: select the pod's static Filter verdicts."""
+        if self.fast:
+            self._static_memo.start_cycle(pod, skip)
 
     def _run_pre_filter_plugins(self, state: CycleState, pod: Pod
                                 ) -> tuple[PreFilterResult | None, Status, set[str]]:
-        nodes = self._snapshot.list()
-        result: PreFilterResult | None = None
-        with_nodes: set[str] = set()
-        skip: set[str] = set()
-        returned = SUCCESS
-        try:
-            for pl in self.points[reg.PRE_FILTER]:
-                r, s = _call_pair(pl.pre_filter, state, pod, nodes)
-                if s.is_skip():
-                    skip.add(pl.NAME)
-                    continue
-                if not s.is_success():
-                    s = s.with_plugin(pl.NAME)
-                    if s.code == Code.UnschedulableAndUnresolvable:
-                        return None, s, set()
-                    if s.code == Code.Unschedulable:
-                        returned = s
-                        continue
-                    return None, _wrap(s, f'running PreFilter plugin "{pl.NAME}"', pl.NAME), set()
-                if r is not None and not r.all_nodes():
-                    with_nodes.add(pl.NAME)
-                result = r if result is None else result.merge(r)
-                if result is not None and not result.all_nodes() and not result.node_names:
-                    return result, Status(Code.UnschedulableAndUnresolvable,
-                                          (_no_node_msg(with_nodes),)), with_nodes
-            return result, returned, with_nodes
-        finally:
-            state.skip_filter_plugins = skip
+        return run_pre_filter(self.points[reg.PRE_FILTER], state, pod, self._snapshot.list())
 
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         """RunFilterPlugins: the first non-success status, stamped with its plugin. On the
@@ -425,6 +413,41 @@ class Framework:
             if data is not None:
                 out[name] = data
         return out
+
+
+def run_pre_filter(plugins: Sequence, state: CycleState, pod: Pod, nodes: Sequence
+                   ) -> tuple[PreFilterResult | None, Status, set[str]]:
+    """RunPreFilterPlugins over plugin objects with a ``pre_filter(state, pod, nodes)``
+    (the reference plugins, or the columnar ones): merge results, Skip drops a plugin's
+    Filter, UnschedulableAndUnresolvable stops at once, Unschedulable after all have run.
+    Returns (merged result, status, plugins that narrowed the nodes)."""
+    result: PreFilterResult | None = None
+    with_nodes: set[str] = set()
+    skip: set[str] = set()
+    returned = SUCCESS
+    try:
+        for pl in plugins:
+            r, s = _call_pair(pl.pre_filter, state, pod, nodes)
+            if s.is_skip():
+                skip.add(pl.NAME)
+                continue
+            if not s.is_success():
+                s = s.with_plugin(pl.NAME)
+                if s.code == Code.UnschedulableAndUnresolvable:
+                    return None, s, set()
+                if s.code == Code.Unschedulable:
+                    returned = s
+                    continue
+                return None, _wrap(s, f'running PreFilter plugin "{pl.NAME}"', pl.NAME), set()
+            if r is not None and not r.all_nodes():
+                with_nodes.add(pl.NAME)
+            result = r if result is None else result.merge(r)
+            if result is not None and not result.all_nodes() and not result.node_names:
+                return result, Status(Code.UnschedulableAndUnresolvable,
+                                      (_no_node_msg(with_nodes),)), with_nodes
+        return result, returned, with_nodes
+    finally:
+        state.skip_filter_plugins = skip
 
 
 def _no_node_msg(plugins: set[str]) -> str:

@@ -63,9 +63,14 @@ class PreemptionTrace:
     cleared_nominations: list[str] = field(default_factory=list)
 
 
-def nodes_where_preemption_might_help(nodes: Sequence[NodeInfo], d: Diagnosis
+def nodes_where_preemption_might_help(nodes: Sequence[NodeInfo], d: Diagnosis,
+                                      node_map: dict[str, NodeInfo] | None = None
                                       ) -> list[NodeInfo]:
     """NodeToStatus.NodesForStatusCode(Unschedulable): UnschedulableAndUnresolvable are skipped."""
+    if d.unschedulable_nodes is not None:  # already listed (the columnar path)
+        if node_map is None:
+            node_map = {ni.name: ni for ni in nodes}
+        return [node_map[n] for n in d.unschedulable_nodes]
     out = []
     for ni in nodes:
         st = d.node_to_status.get(ni.name, d.absent_nodes_status)
@@ -118,7 +123,8 @@ class Evaluator:
         """Evaluator.findCandidates: candidates, failed dry-run statuses, errors."""
         if not all_nodes:
             return [], {}, [MSG_NO_NODES]
-        potential = nodes_where_preemption_might_help(all_nodes, d)
+        potential = nodes_where_preemption_might_help(
+            all_nodes, d, getattr(self.handle.snapshot_shared_lister(), "node_info_map", None))
         trace.potential_nodes = [ni.name for ni in potential]
         if not potential:
             return [], {}, []

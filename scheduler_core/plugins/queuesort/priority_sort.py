@@ -22,3 +22,8 @@ class PrioritySort(Plugin):
         if a.timestamp != b.timestamp:
             return a.timestamp < b.timestamp
         return a.pod.file_index < b.pod.file_index
+
+    @staticmethod
+    def sort_key(q: QueuedPodInfo) -> tuple:
+        """A key ordering as ``less`` does (the queue's heap compares keys, not calls)."""
+        return (-q.pod.priority, q.timestamp, q.pod.file_index)

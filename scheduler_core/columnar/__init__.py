@@ -1,0 +1,24 @@
+"""The columnar scheduling loop (issue 8): kube-scheduler's cycle over node arrays.
+
+The reference path (``simulate.py``, ``schedule_one.py``, ``framework/runtime.py``) runs
+every plugin node by node, as upstream does. This package runs the same cycle over a
+columnar snapshot instead, one vectorized pass per plugin and pod:
+
+- ``node_table.py``: node attributes as NumPy arrays (allocatable, requested, pod count),
+  labels interned per key, and per-selector matching-pod counts updated as pods bind or
+  are evicted (never recounted);
+- ``status_table.py``: Status values interned as small ints, so a cycle's verdicts are
+  one int array;
+- ``node_groups.py``: per-pod caches of what depends only on the node objects and fixed
+  pod fields (taints, node affinity, images), computed once per distinct pod template;
+- ``plugins/``: one module per upstream plugin, holding its vectorized PreFilter,
+  Filter, PreScore and Score (named after ``pkg/scheduler/framework/plugins/...``);
+- ``runtime.py``: the Framework over those plugins (first rejecting filter wins, nominated
+  pods, normalization and weights);
+- ``schedule_one.py``: findNodesThatFitPod / prioritizeNodes / selectHost over arrays;
+- ``simulate.py``: the reference simulation with this cycle plugged in. Preemption's dry
+  runs and InterPodAffinity use the reference plugins on NodeInfos kept in step.
+
+Results are the reference path's, exactly: ``tests/core/test_columnar.py`` compares both
+on generated scenarios, placements, messages, events and explanations included.
+"""

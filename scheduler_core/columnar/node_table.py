@@ -1,0 +1,243 @@
+"""NodeTable: the cluster's nodes as arrays, updated as pods bind and are evicted.
+
+The columnar counterpart of kube-scheduler v1.34 ``backend/cache/snapshot.go`` plus the
+aggregates of ``framework/types.go`` NodeInfo: one entry per node, in node order, for
+
+- allocatable and requested resources (cpu in millicores, memory, ephemeral storage,
+  scalar resources), the non-zero requests scoring uses, and the number of pods;
+- label values, interned per label key on first use (``LabelColumn``);
+- matching-pod counts per (namespace, selector) (``Matcher``), the numbers
+  PodTopologySpread's countPodsMatchSelector computes, kept incrementally;
+- per-domain totals of those counts over a fixed set of eligible nodes
+  (``DomainCounter``), also kept incrementally, so a PreFilter never recounts.
+
+Nodes never change during a simulation; only the pods on them do.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Hashable, Iterable, Sequence
+
+import numpy as np
+
+from ..framework.types import NodeInfo, PodInfo
+from ..k8s import labels as klabels
+from ..k8s.types import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Node, Pod
+
+INT = np.int64
+NATIVE = (CPU, MEMORY, EPHEMERAL_STORAGE, PODS)
+
+
+class LabelColumn:
+    """One label key over all nodes: ``ids[i]`` is node i's value id, ``-1`` when the node
+    lacks the key; ``slots`` is the same with missing mapped to ``len(values)``, so a
+    per-value lookup array with one extra entry can be indexed directly."""
+
+    __slots__ = ("key", "ids", "slots", "values", "index", "missing", "sorted_ids",
+                 "all_present")
+
+    def __init__(self, key: str, nodes: Sequence[Node]) -> None:
+        self.key = key
+        self.index: dict[str, int] = {}
+        ids = np.empty(len(nodes), np.int32)
+        for i, node in enumerate(nodes):
+            v = node.labels.get(key)
+            ids[i] = -1 if v is None else self.index.setdefault(v, len(self.index))
+        self.values: list[str] = list(self.index)
+        self.ids = ids
+        self.missing = ids < 0
+        self.all_present = not self.missing.any()
+        self.slots = np.where(self.missing, len(self.values), ids).astype(np.intp)
+        # value ids in the order of their values (how explanations list domains)
+        self.sorted_ids = np.array(sorted(range(len(self.values)),
+                                          key=self.values.__getitem__), np.intp)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
+@dataclass(eq=False)
+class DomainCounter:
+    """Per-domain matching-pod totals of one Matcher over the eligible nodes of a label
+    key: ``cnt[v]`` sums the matcher's counts of eligible nodes with value v;
+    ``present[v]`` says some eligible node has value v."""
+
+    column: LabelColumn
+    eligible: np.ndarray  # bool per node; only nodes with the key
+    cnt: np.ndarray = field(init=False)
+    present: np.ndarray = field(init=False)
+    present_idx: np.ndarray = field(init=False)  # value ids with an eligible node
+    present_sorted: np.ndarray = field(init=False)  # the same, in value order
+    insertion_order: np.ndarray = field(init=False)  # the same, by first eligible node
+
+    def rebuild(self, counts: np.ndarray) -> None:
+        n = len(self.column)
+        dom = self.column.ids[self.eligible]
+        self.cnt = np.bincount(dom, weights=counts[self.eligible], minlength=n).astype(INT)
+        self.present = np.bincount(dom, minlength=n) > 0
+        self.present_idx = np.flatnonzero(self.present)
+        order = self.column.sorted_ids
+        self.present_sorted = order[self.present[order]]
+        values, first = np.unique(dom, return_index=True)
+        self.insertion_order = values[np.argsort(first, kind="stable")]
+
+    def add(self, i: int, delta: int) -> None:
+        if self.eligible[i]:
+            self.cnt[self.column.ids[i]] += delta
+
+
+@dataclass(eq=False)
+class Matcher:
+    """Pods in ``namespace`` matching ``selector`` (terminating pods excluded): how many
+    on each node (countPodsMatchSelector per node; an empty selector counts none)."""
+
+    namespace: str
+    selector: klabels.Selector
+    counts: np.ndarray
+    counters: dict[Hashable, DomainCounter] = field(default_factory=dict)
+
+    def matches(self, pod: Pod) -> bool:
+        return (pod.namespace == self.namespace and pod.deletion_timestamp is None
+                and not self.selector.empty() and self.selector.matches(pod.labels))
+
+
+class NodeTable:
+    """Node arrays in node order; see the module docstring."""
+
+    def __init__(self, node_infos: Sequence[NodeInfo]) -> None:
+        self.node_infos = list(node_infos)
+        self.nodes: list[Node] = [ni.node for ni in self.node_infos]
+        self.n = len(self.nodes)
+        self.names: list[str] = [n.name for n in self.nodes]
+        self.name_array = np.array(self.names, dtype=object)
+        self.index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
+        n = self.n
+        alloc = [ni.allocatable for ni in self.node_infos]
+        self.alloc_cpu = np.array([a.milli_cpu for a in alloc], INT)
+        self.alloc_mem = np.array([a.memory for a in alloc], INT)
+        self.alloc_eph = np.array([a.ephemeral_storage for a in alloc], INT)
+        self.alloc_pods = np.array([a.allowed_pod_number for a in alloc], INT)
+        self.alloc_scalar: dict[str, np.ndarray] = {}
+        for i, a in enumerate(alloc):
+            for name, v in a.scalar_resources.items():
+                self.alloc_scalar.setdefault(name, np.zeros(n, INT))[i] = v
+        self.req_cpu = np.zeros(n, INT)
+        self.req_mem = np.zeros(n, INT)
+        self.req_eph = np.zeros(n, INT)
+        self.req_scalar: dict[str, np.ndarray] = {}
+        self.nz_cpu = np.zeros(n, INT)
+        self.nz_mem = np.zeros(n, INT)
+        self.npods = np.zeros(n, INT)
+        # alloc - requested, and pods that still fit by count: what Filter compares with
+        self.free_cpu = self.alloc_cpu.copy()
+        self.free_mem = self.alloc_mem.copy()
+        self.room_pods = self.alloc_pods.copy()
+        self.unschedulable = np.array([bool(nd.unschedulable) for nd in self.nodes], bool)
+        # every node has cpu and memory allocatable (scores then need no "left out" masks)
+        self.cpu_memory_everywhere = bool((self.alloc_cpu > 0).all() and
+                                          (self.alloc_mem > 0).all())
+        self._columns: dict[str, LabelColumn] = {}
+        self._matchers: dict[tuple[str, klabels.Selector], Matcher] = {}
+        self._pod_matchers: dict[Hashable, tuple[Matcher, ...]] = {}
+        # pods with host ports and with (anti-)affinity terms: the plugins that need them
+        # read the NodeInfos, which the simulation keeps in step
+        self.port_nodes: set[int] = set()
+        self.affinity_pods = 0
+        self.anti_affinity_pods = 0
+        for i, ni in enumerate(self.node_infos):
+            for pi in ni.pods:
+                self._account(i, pi, 1)
+
+    # --- labels ------------------------------------------------------------------------
+    def column(self, key: str) -> LabelColumn:
+        """The interned values of one label key (built on first use)."""
+        col = self._columns.get(key)
+        if col is None:
+            col = self._columns[key] = LabelColumn(key, self.nodes)
+        return col
+
+    # --- matching pods -----------------------------------------------------------------
+    def matcher(self, namespace: str, selector: klabels.Selector) -> Matcher:
+        """The Matcher of (namespace, selector), counted over the bound pods when new."""
+        key = (namespace, selector)
+        m = self._matchers.get(key)
+        if m is None:
+            m = Matcher(namespace, selector, np.zeros(self.n, INT))
+            for i, ni in enumerate(self.node_infos):
+                m.counts[i] = sum(1 for pi in ni.pods if m.matches(pi.pod))
+            self._matchers[key] = m
+            self._pod_matchers.clear()
+        return m
+
+    def domain_counter(self, m: Matcher, column: LabelColumn, key: Hashable,
+                       eligible: np.ndarray) -> DomainCounter:
+        """m's per-domain totals over ``eligible`` nodes (``key`` names that node set)."""
+        dc = m.counters.get((column.key, key))
+        if dc is None:
+            dc = DomainCounter(column, eligible & ~column.missing)
+            dc.rebuild(m.counts)
+            m.counters[(column.key, key)] = dc
+        return dc
+
+    def _matchers_of(self, pod: Pod) -> tuple[Matcher, ...]:
+        key = (pod.namespace, pod.deletion_timestamp is None, frozenset(pod.labels.items()))
+        found = self._pod_matchers.get(key)
+        if found is None:
+            found = self._pod_matchers[key] = tuple(
+                m for m in self._matchers.values() if m.matches(pod))
+        return found
+
+    # --- binds and evictions -------------------------------------------------------------
+    def add_pod(self, i: int, pi: PodInfo) -> None:
+        """A pod bound to node i (NodeInfo.AddPodInfo)."""
+        self._account(i, pi, 1)
+
+    def remove_pod(self, i: int, pi: PodInfo) -> None:
+        """A pod removed from node i (NodeInfo.RemovePod)."""
+        self._account(i, pi, -1)
+
+    def _account(self, i: int, pi: PodInfo, sign: int) -> None:
+        req = pi.requests
+        cpu, mem = req.get(CPU, 0), req.get(MEMORY, 0)
+        self.req_cpu[i] += sign * cpu
+        self.free_cpu[i] -= sign * cpu
+        self.req_mem[i] += sign * mem
+        self.free_mem[i] -= sign * mem
+        self.req_eph[i] += sign * req.get(EPHEMERAL_STORAGE, 0)
+        for name, v in req.items():
+            if name not in NATIVE:
+                self.req_scalar.setdefault(name, np.zeros(self.n, INT))[i] += sign * v
+        self.nz_cpu[i] += sign * pi.non_zero_requests.get(CPU, 0)
+        self.nz_mem[i] += sign * pi.non_zero_requests.get(MEMORY, 0)
+        self.npods[i] += sign
+        self.room_pods[i] -= sign
+        pod = pi.pod
+        if any(p.host_port > 0 for c in pod.containers for p in c.ports) or any(
+                p.host_port > 0 for c in pod.init_containers for p in c.ports):
+            self.port_nodes.add(i)
+        if pi.required_affinity_terms or pi.preferred_affinity_terms or \
+                pi.required_anti_affinity_terms or pi.preferred_anti_affinity_terms:
+            self.affinity_pods += sign
+        if pi.required_anti_affinity_terms:
+            self.anti_affinity_pods += sign
+        for m in self._matchers_of(pod):
+            m.counts[i] += sign
+            for dc in m.counters.values():
+                dc.add(i, sign)
+
+    def scalar_requested(self, name: str) -> np.ndarray:
+        """Requested amount of a scalar resource per node (zeros when none)."""
+        arr = self.req_scalar.get(name)
+        if arr is None:
+            arr = self.req_scalar[name] = np.zeros(self.n, INT)
+        return arr
+
+    def scalar_allocatable(self, name: str) -> np.ndarray:
+        arr = self.alloc_scalar.get(name)
+        if arr is None:
+            arr = self.alloc_scalar[name] = np.zeros(self.n, INT)
+        return arr
+
+    def names_of(self, idx: Iterable[int] | np.ndarray) -> list[str]:
+        """Node names for node indices."""
+        return self.name_array[np.asarray(idx, dtype=np.intp)].tolist()

@@ -1,0 +1,57 @@
+"""ImageLocality's Score over node arrays.
+
+Mirrors kube-scheduler v1.34 ``pkg/scheduler/framework/plugins/imagelocality/
+image_locality.go``: per image name, each node's scaled image score (reference
+``scaled_image_score``: size times the share of nodes holding it), summed over the pod's
+init containers and containers, then calculatePriority. Node images never change, so
+the result is cached per pod image list.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...framework.cycle_state import CycleState
+from ...framework.interface import MAX_NODE_SCORE
+from ...k8s.types import Pod
+from ...plugins.imagelocality import image_locality as il
+from ..node_groups import TemplateCache
+from . import ColumnarPlugin
+
+
+class ImageLocality(ColumnarPlugin):
+    NAME = il.IMAGE_LOCALITY
+
+    def __init__(self, ref, ctx) -> None:
+        super().__init__(ref, ctx)
+        self._by_image: dict[str, np.ndarray] = {}
+        self._by_pod = TemplateCache()
+
+    def _image(self, name: str) -> np.ndarray:
+        arr = self._by_image.get(name)
+        if arr is None:
+            n = self.ctx.table.n
+            arr = np.zeros(n, np.int64)
+            for i, ni in enumerate(self.ctx.node_infos):
+                st = ni.image_states.get(name)
+                if st is not None:
+                    arr[i] = il.scaled_image_score(st, n)
+            self._by_image[name] = arr
+        return arr
+
+    def _scores(self, images: tuple[str, ...]) -> np.ndarray:
+        total = np.zeros(self.ctx.table.n, np.int64)
+        for image in images:
+            total = total + self._image(il.normalized_image_name(image))
+        top = il.MAX_CONTAINER_THRESHOLD * len(images)
+        clamped = np.where(total < il.MIN_THRESHOLD, il.MIN_THRESHOLD,
+                           np.where(total > top, top, total))
+        span = top - il.MIN_THRESHOLD
+        if span <= 0:  # no containers: the numerator is 0 too
+            return np.zeros(self.ctx.table.n, np.int64)
+        return MAX_NODE_SCORE * (clamped - il.MIN_THRESHOLD) // span
+
+    def score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> np.ndarray:
+        def compute():
+            images = tuple(c.image for c in pod.init_containers + pod.containers)
+            return self._by_pod.get(images, lambda: self._scores(images))
+        return self.ctx.template("il.score", (pod.init_containers, pod.containers), compute)[idx]

@@ -1,0 +1,46 @@
+"""TaintToleration's PreScore and Score over node arrays.
+
+Mirrors kube-scheduler v1.34 ``pkg/scheduler/framework/plugins/tainttoleration/
+taint_toleration.go``: Score counts the PreferNoSchedule taints the pod does not tolerate
+(reference ``count_intolerable_taints_prefer_no_schedule``, once per taint set and
+toleration set), NormalizeScore reverses DefaultNormalizeScore. Its Filter is one of the
+node-static filters (``static.py``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ...framework.cycle_state import CycleState
+from ...framework.interface import SUCCESS, Status
+from ...k8s.types import Pod
+from ...plugins.tainttoleration import taint_toleration as tt
+from ..node_groups import TemplateCache, broadcast, group_nodes
+from . import ColumnarPlugin, default_normalize
+
+
+class TaintToleration(ColumnarPlugin):
+    NAME = tt.TAINT_TOLERATION
+
+    def __init__(self, ref, ctx) -> None:
+        super().__init__(ref, ctx)
+        self._counts = TemplateCache()
+
+    def pre_score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> Status:
+        state.write(tt.PRE_SCORE_STATE_KEY, self.ctx.template("tt.pre_score", (pod.tolerations,), lambda:
+                    tt._PreScoreState(tt.get_all_toleration_prefer_no_schedule(
+                        pod.tolerations))))
+        return SUCCESS
+
+    def _intolerable(self, tolerations) -> np.ndarray:
+        nodes = self.ctx.table.nodes
+        return broadcast(self.ctx.table, group_nodes(self.ctx.table, (), taints=True),
+                         lambda i: tt.count_intolerable_taints_prefer_no_schedule(
+                             nodes[i].taints, tolerations), np.int64)
+
+    def score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> np.ndarray:
+        tolerations = state.read(tt.PRE_SCORE_STATE_KEY).tolerations_prefer_no_schedule
+        return self.ctx.template("tt.score", (pod.tolerations,), lambda: self._counts.get(
+            tolerations, lambda: self._intolerable(tolerations)))[idx]
+
+    def normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
+        return default_normalize(scores, reverse=True)

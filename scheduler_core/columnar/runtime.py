@@ -1,0 +1,221 @@
+"""The columnar Framework: a profile's plugins run over node arrays.
+
+Mirrors kube-scheduler v1.34 ``pkg/scheduler/framework/runtime/framework.go`` as the
+reference ``framework/runtime.py`` does, for whole node sets at once:
+
+- RunPreFilterPlugins: the reference merge (``runtime.run_pre_filter``) over the columnar
+  plugins' PreFilters;
+- RunFilterPlugins: every Filter plugin gives a pass/fail array; a node's verdict is its
+  first failing plugin's status, worked out only for the nodes whose verdict is needed;
+- RunFilterPluginsWithNominatedPods: for nodes holding nominated pods of at least the
+  pod's priority, the plugins decide again with those pods added; a failure there wins;
+- RunPreScorePlugins / RunScorePlugins: Skip drops a plugin, scores are normalized,
+  checked to be in 0..100, weighted and summed.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..framework.cycle_state import CycleState
+from ..framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, Status
+from ..framework.runtime import Framework, _wrap, run_pre_filter
+from ..framework.types import PodInfo
+from ..k8s.types import Pod
+from ..plugins import names
+from ..plugins import registry as reg
+from .context import Context
+from .plugins.imagelocality import ImageLocality
+from .plugins.interpodaffinity import InterPodAffinity
+from .plugins.nodeaffinity import NodeAffinity
+from .plugins.noderesources import BalancedAllocation, Fit
+from .plugins.nodeports import NodePorts
+from .plugins.podtopologyspread import PodTopologySpread
+from .plugins.static import STATIC_FILTER_PLUGINS, StaticFilters
+from .plugins.tainttoleration import TaintToleration
+
+COLUMNAR_PLUGINS = {
+    names.NODE_AFFINITY: NodeAffinity, names.TAINT_TOLERATION: TaintToleration,
+    names.NODE_PORTS: NodePorts, names.NODE_RESOURCES_FIT: Fit,
+    names.NODE_RESOURCES_BALANCED_ALLOCATION: BalancedAllocation,
+    names.POD_TOPOLOGY_SPREAD: PodTopologySpread, names.IMAGE_LOCALITY: ImageLocality,
+    names.INTER_POD_AFFINITY: InterPodAffinity,
+}
+
+
+class Unsupported(Exception):
+    """A profile the columnar path cannot run (the simulation then uses the reference)."""
+
+
+class ScoreError(Exception):
+    """A Score plugin failed (upstream: an Error status from RunScorePlugins)."""
+
+    def __init__(self, status: Status) -> None:
+        self.status = status
+        super().__init__(status.message())
+
+
+class ColumnarFramework:
+    """frameworkImpl for one profile over a Context; wraps the reference Framework,
+    whose plugins, weights and Handle (preemption, nominator) it shares."""
+
+    def __init__(self, ref: Framework, ctx: Context) -> None:
+        self.ref = ref
+        self.ctx = ctx
+        self.profile = ref.profile
+        self.plugins = {name: COLUMNAR_PLUGINS[name](pl, ctx)
+                        for name, pl in ref.plugins.items() if name in COLUMNAR_PLUGINS}
+        self.pre_filter_plugins = [self._columnar(pl) for pl in ref.points[reg.PRE_FILTER]]
+        self.filters = self._filter_units(ref.points[reg.FILTER])
+        self.pre_score_plugins = [self._columnar(pl) for pl in ref.points[reg.PRE_SCORE]]
+        self.score_plugins = [self._columnar(pl) for pl in ref.points[reg.SCORE]]
+        for pl in self.pre_filter_plugins + self.pre_score_plugins + self.score_plugins:
+            if pl.NAME not in self.plugins:
+                raise Unsupported(pl.NAME)
+
+    def _columnar(self, ref_plugin):
+        return self.plugins.get(ref_plugin.NAME, ref_plugin)
+
+    def _filter_units(self, refs: Sequence) -> list:
+        units: list = []
+        run: list = []
+        for pl in refs:
+            if pl.NAME in STATIC_FILTER_PLUGINS:
+                run.append(pl)
+                continue
+            if run:
+                units.append(StaticFilters(run, self.ctx))
+                run = []
+            if pl.NAME not in self.plugins:
+                raise Unsupported(pl.NAME)
+            units.append(self.plugins[pl.NAME])
+        if run:
+            units.append(StaticFilters(run, self.ctx))
+        return units
+
+    def has_filter_plugins(self) -> bool:
+        return bool(self.filters)
+
+    def has_score_plugins(self) -> bool:
+        return bool(self.score_plugins)
+
+    # --- PreFilter / Filter ----------------------------------------------------------
+    def run_pre_filter_plugins(self, state: CycleState, pod: Pod):
+        return run_pre_filter(self.pre_filter_plugins, state, pod, self.ctx.node_infos)
+
+    def run_filters(self, state: CycleState, pod: Pod) -> "FilterResult":
+        """Every Filter plugin not skipped by its PreFilter, over all nodes."""
+        skip = state.skip_filter_plugins
+        units = [(u, u.filter_ok(state, pod)) for u in self.filters if u.NAME not in skip]
+        if not units:
+            ok = np.ones(self.ctx.table.n, bool)
+        else:
+            ok = units[0][1].copy()
+            for _, o in units[1:]:
+                ok &= o
+        return FilterResult(self, state, pod, units, ok)
+
+    # --- PreScore / Score --------------------------------------------------------------
+    def run_score(self, state: CycleState, pod: Pod, idx: np.ndarray
+                  ) -> tuple[np.ndarray, list[str], list[np.ndarray]]:
+        """PreScore then Score for nodes idx: (weighted totals, plugin names, normalized
+        score arrays). Raises ScoreError as RunScorePlugins fails."""
+        skip: set[str] = set()
+        for pl in self.pre_score_plugins:
+            st = pl.pre_score(state, pod, idx)
+            if st is None or st.is_success():
+                continue
+            if st.is_skip():
+                skip.add(pl.NAME)
+                continue
+            state.skip_score_plugins = skip
+            raise ScoreError(_wrap(st, f'running PreScore plugin "{pl.NAME}"', pl.NAME))
+        state.skip_score_plugins = skip
+        plugins = [pl for pl in self.score_plugins if pl.NAME not in skip]
+        arrays = [pl.normalize(state, pod, pl.score(state, pod, idx)) for pl in plugins]
+        total = np.zeros(len(idx), np.int64)
+        weights = self.profile.weights
+        for pl, s in zip(plugins, arrays):
+            bad = (s > MAX_NODE_SCORE) | (s < MIN_NODE_SCORE)
+            if bad.any():
+                v = int(s[np.flatnonzero(bad)[0]])
+                raise ScoreError(Status(Code.Error, (
+                    f'applying score defaultWeights on Score plugins: plugin "{pl.NAME}" '
+                    f"returns an invalid score {v}, it should in the range of "
+                    f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",), pl.NAME))
+            total += s * weights.get(pl.NAME, 1)
+        return total, [pl.NAME for pl in plugins], arrays
+
+    # --- explanations ------------------------------------------------------------------
+    def explain(self, state: CycleState, pod: Pod) -> dict:
+        """Each plugin's explain, as the reference Framework.explain (same order)."""
+        out = {}
+        for name, ref_pl in self.ref.plugins.items():
+            pl = self.plugins.get(name)
+            fn = pl.explain if pl is not None else getattr(ref_pl, "explain", None)
+            if fn is None:
+                continue
+            try:
+                data = fn(state, pod)
+            except Exception as err:  # noqa: BLE001 - an explanation must not break a run
+                data = {"error": f"{type(err).__name__}: {err}"}
+            if data is not None:
+                out[name] = data
+        return out
+
+
+class FilterResult:
+    """One cycle's Filter verdicts: ``ok`` per node, and the status of any node on demand
+    (its first failing plugin). ``with_nominated`` folds in the nominated pods."""
+
+    def __init__(self, fwk: ColumnarFramework, state: CycleState, pod: Pod, units: list,
+                 ok: np.ndarray) -> None:
+        self.fwk, self.state, self.pod = fwk, state, pod
+        self.units = units
+        self.ok = ok
+        self.override: np.ndarray | None = None  # per node: status with nominated pods
+
+    def with_nominated(self, nodes: Sequence[int], added: Sequence[Sequence[PodInfo]],
+                       key=None) -> None:
+        """RunFilterPluginsWithNominatedPods for nodes holding nominated pods: a node
+        failing with them added fails with that status. ``key`` names this (nodes, added)
+        while the nominations do not change, so plugins may cache what they derive."""
+        idx = np.asarray(nodes, np.intp)
+        ids = np.zeros(len(idx), np.int32)
+        todo = np.arange(len(idx))
+        for unit, _ in self.units:
+            if len(todo) == 0:
+                break
+            part = None if key is None or len(todo) < len(idx) else key
+            got = unit.filter_status_with(self.state, self.pod, idx[todo],
+                                          [added[k] for k in todo], part)
+            failed = got != 0
+            ids[todo[failed]] = got[failed]
+            todo = todo[~failed]
+        failed = ids != 0
+        if failed.any():
+            if self.override is None:
+                self.override = np.zeros(len(self.ok), np.int32)
+            self.override[idx[failed]] = ids[failed]
+            self.ok[idx[failed]] = False
+
+    def statuses(self, idx: np.ndarray) -> np.ndarray:
+        """Status ids of nodes idx (0 for passing nodes)."""
+        idx = np.asarray(idx, np.intp)
+        out = np.zeros(len(idx), np.int32)
+        todo = np.flatnonzero(~self.ok[idx])
+        for unit, o in self.units:
+            if len(todo) == 0:
+                break
+            failed = ~o[idx[todo]]
+            if failed.any():
+                out[todo[failed]] = unit.filter_status(self.state, self.pod, idx[todo[failed]])
+            todo = todo[~failed]
+        if self.override is not None:
+            over = self.override[idx]
+            out = np.where(over != 0, over, out)
+        return out
+
+    def status(self, i: int) -> int:
+        return int(self.statuses(np.array([i]))[0])

@@ -1,0 +1,208 @@
+"""One scheduling cycle over node arrays: filter, score, select a host.
+
+Mirrors kube-scheduler v1.34 ``pkg/scheduler/schedule_one.go`` as the reference
+``schedule_one.py`` does (schedulePod, findNodesThatFitPod with the KEP-1923
+nominated-node fast path, numFeasibleNodesToFind from the rotating nextStartNodeIndex,
+prioritizeNodes, selectHost), sharing its ``Scheduler`` state so both paths take the same
+nodes in the same order and draw the same random numbers. Every node is filtered at once;
+"the first nodes found feasible from nextStartNodeIndex" is then a slice of that array.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..framework.cycle_state import CycleState
+from ..framework.fit_error import ERR_NO_NODES_AVAILABLE, FitError
+from ..framework.interface import Code, Diagnosis, Status
+from ..framework.runtime import Nominator
+from ..framework.types import PodInfo
+from ..k8s.types import Pod
+from ..schedule_one import (ScheduleResult, Scheduler, SchedulingError, _add_plugin_status,
+                            num_feasible_nodes_to_find)
+from .context import Context
+from .runtime import ColumnarFramework, FilterResult, ScoreError
+
+
+@dataclass
+class ColumnarRecord:
+    """What one cycle saw, for the explanation: the verdicts as node indices and status
+    ids, the feasible nodes in evaluation order, their scores."""
+
+    nominated_node_tried: str = ""
+    nominated_node_fit: bool | None = None
+    nodes_evaluated: int = 0
+    pre_filter_status: Status | None = None  # PreFilter rejected every node
+    absent: tuple[Status, np.ndarray] | None = None  # nodes outside a PreFilterResult
+    filters: FilterResult | None = None
+    failed: np.ndarray = field(default_factory=lambda: np.zeros(0, np.intp))
+    feasible: np.ndarray = field(default_factory=lambda: np.zeros(0, np.intp))
+    scores: tuple[list[str], list[np.ndarray], np.ndarray] | None = None
+
+
+class ColumnarScheduler:
+    """schedulePod over a Context, with the reference Scheduler's cross-cycle state."""
+
+    def __init__(self, scheduler: Scheduler, ctx: Context, nominator: Nominator) -> None:
+        self.scheduler = scheduler
+        self.ctx = ctx
+        self.nominator = nominator
+        self._all = np.arange(ctx.table.n, dtype=np.intp)
+        self._nominated_version = -1
+        self._nominated: dict[int, tuple[list[int], list[list[PodInfo]]]] = {}
+
+    def schedule_pod(self, fwk: ColumnarFramework, state: CycleState, pod: Pod,
+                     record: ColumnarRecord) -> ScheduleResult:
+        """Raises FitError (no feasible node) or SchedulingError, as the reference."""
+        table = self.ctx.table
+        if table.n == 0:
+            raise SchedulingError(Status(Code.Error, (ERR_NO_NODES_AVAILABLE,)))
+        diagnosis = Diagnosis()
+        pre_res, s, unsched = fwk.run_pre_filter_plugins(state, pod)
+        diagnosis.unschedulable_plugins = set(unsched)
+        if not s.is_success():
+            if not s.is_rejected():
+                raise SchedulingError(s)
+            diagnosis.absent_nodes_status = s
+            diagnosis.pre_filter_msg = s.message()
+            _add_plugin_status(diagnosis, s)
+            record.pre_filter_status = s
+            raise FitError(pod, table.n, diagnosis)
+        fr = fwk.run_filters(state, pod) if fwk.has_filter_plugins() else None
+        if fr is not None:
+            self._nominated_pods(fr, pod)
+        record.filters = fr
+        nominated_failed = None
+        if pod.nominated_node_name:
+            record.nominated_node_tried = pod.nominated_node_name
+            i = table.index.get(pod.nominated_node_name)
+            if i is None:
+                record.nominated_node_fit = False
+            elif fr is None or fr.ok[i]:
+                record.nominated_node_fit = True
+                record.feasible = np.array([i], np.intp)
+                record.nodes_evaluated = 1
+                return ScheduleResult(pod.nominated_node_name, 1, 1)
+            else:
+                record.nominated_node_fit = False
+                nominated_failed = i
+        subset = self._all
+        if pre_res is not None and not pre_res.all_nodes():
+            inside = np.array([name in pre_res.node_names for name in table.names], bool)
+            subset = np.flatnonzero(inside)
+            absent = Status(Code.UnschedulableAndUnresolvable, (
+                f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(unsched))}]",))
+            diagnosis.absent_nodes_status = absent
+            record.absent = (absent, np.flatnonzero(~inside))
+        feasible, failed = self._pass_filters(fwk, fr, subset)
+        if nominated_failed is not None and not (failed == nominated_failed).any():
+            failed = np.append(failed, nominated_failed)
+        record.failed, record.feasible = failed, feasible
+        processed = len(feasible) + len(failed)
+        record.nodes_evaluated = processed
+        sched = self.scheduler
+        sched.next_start_node_index = (sched.next_start_node_index + processed) % table.n
+        if len(feasible) == 0:
+            self._diagnose(diagnosis, fr, failed)
+            raise FitError(pod, table.n, diagnosis)
+        if len(feasible) == 1:
+            return ScheduleResult(table.names[feasible[0]], processed, 1)
+        if not fwk.has_score_plugins():
+            totals = np.ones(len(feasible), np.int64)
+        else:
+            try:
+                totals, plugins, arrays = fwk.run_score(state, pod, feasible)
+            except ScoreError as err:
+                raise SchedulingError(err.status) from None
+            record.scores = (plugins, arrays, totals)
+        return ScheduleResult(table.names[feasible[self._select(totals)]], processed,
+                              len(feasible))
+
+    def _pass_filters(self, fwk: ColumnarFramework, fr: FilterResult | None,
+                      subset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """findNodesThatPassFilters: (feasible, failed) node indices in evaluation order,
+        from nextStartNodeIndex until numFeasibleNodesToFind are feasible."""
+        n = len(subset)
+        to_find = num_feasible_nodes_to_find(self.scheduler._percentage(fwk.ref), n)
+        if not fwk.has_score_plugins():
+            to_find = 1
+        empty = np.zeros(0, np.intp)
+        if n == 0:
+            return empty, empty
+        start = self.scheduler.next_start_node_index % n
+        order = subset if start == 0 else np.concatenate((subset[start:], subset[:start]))
+        if fr is None:
+            return order[:min(to_find, n)], empty
+        feasible_mask = fr.ok[order]
+        pos = np.flatnonzero(feasible_mask)
+        if len(pos) >= to_find:
+            stop = int(pos[to_find - 1]) + 1 if to_find > 0 else 0
+            pos = pos[:to_find]
+        else:
+            stop = n
+        seen = order[:stop]
+        return order[pos], seen[~feasible_mask[:stop]]
+
+    def _diagnose(self, d: Diagnosis, fr: FilterResult | None, failed: np.ndarray) -> None:
+        """The Diagnosis of a cycle without feasible nodes, counted per status: the
+        reason histogram (absent nodes included), the rejecting plugins, and NodeToStatus
+        for the Unschedulable nodes only (the ones preemption looks at)."""
+        table, statuses = self.ctx.table, self.ctx.statuses
+        reasons: dict[str, int] = {}
+        unschedulable = np.zeros(0, np.intp)
+        if fr is not None and len(failed):
+            ids = fr.statuses(failed)
+            counts = np.bincount(ids)
+            for s in np.flatnonzero(counts):
+                st = statuses.get(int(s))
+                if st.code == Code.Error:
+                    raise SchedulingError(st)
+                _add_plugin_status(d, st)
+                for r in st.reasons:
+                    reasons[r] = reasons.get(r, 0) + int(counts[s])
+                if st.code == Code.Unschedulable:
+                    unschedulable = np.concatenate((unschedulable, failed[ids == s]))
+        absent = table.n - len(failed)
+        if absent > 0:
+            for r in d.absent_nodes_status.reasons:
+                reasons[r] = reasons.get(r, 0) + absent
+        d.reasons = reasons
+        unschedulable = np.sort(unschedulable)
+        names = table.names
+        st_of = fr.statuses(unschedulable) if len(unschedulable) else ()
+        d.unschedulable_nodes = [names[i] for i in unschedulable.tolist()]
+        d.node_to_status = {n: statuses.get(int(s)) for n, s in zip(d.unschedulable_nodes,
+                                                                   st_of)}
+
+    def _select(self, totals: np.ndarray) -> int:
+        """selectHost: the highest total; one draw among the tied (see schedule_one.py)."""
+        ties = np.flatnonzero(totals == totals.max())
+        if len(ties) == 1:
+            return int(ties[0])
+        return int(ties[self.scheduler.rng.randrange(len(ties))])
+
+    def _nominated_pods(self, fr: FilterResult, pod: Pod) -> None:
+        """Nodes with nominated pods of at least the pod's priority (itself excluded);
+        the same for every pod of one priority while the nominations stay the same."""
+        version = self.nominator.version
+        if self._nominated_version != version:
+            self._nominated_version, self._nominated = version, {}
+        own = bool(self.nominator.node_of(pod))
+        key = (version, pod.priority)
+        found = None if own else self._nominated.get(pod.priority)
+        if found is None:
+            nodes: list[int] = []
+            added: list[list[PodInfo]] = []
+            index = self.ctx.table.index
+            for node, infos in self.nominator.items():
+                sel = [pi for pi in infos if pi.pod.priority >= pod.priority and
+                       pi.pod.key != pod.key]
+                if sel and node in index:
+                    nodes.append(index[node])
+                    added.append(sel)
+            found = (nodes, added)
+            if not own:
+                self._nominated[pod.priority] = found
+        if found[0]:
+            fr.with_nominated(found[0], found[1], None if own else key)

@@ -1,0 +1,205 @@
+"""The scheduling loop with the columnar cycle plugged in.
+
+The reference ``simulate.Simulation`` (queue, binds, failures, preemption, evictions,
+events, results) drives the cycle; only the cycle itself (PreFilter to selectHost) runs
+over the node table. The NodeInfos stay in step with the table, because preemption's dry
+runs (DefaultPreemption, ``preemption.go``) and InterPodAffinity use the reference
+plugins on them, through one Snapshot that lives for the whole simulation.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..framework.cycle_state import CycleState
+from ..framework.fit_error import FitError
+from ..framework.interface import SUCCESS, Code, NominatingInfo, Status
+from ..framework.runtime import Framework, run_pre_filter
+from ..framework.snapshot import Snapshot
+from ..framework.types import PodInfo, QueuedPodInfo, new_pod_info
+from ..k8s.types import Pod
+from ..plugins import registry as reg
+from ..plugins.defaultpreemption.default_preemption import STATE_KEY as PREEMPTION_KEY
+from ..plugins.podtopologyspread.filtering import CriticalPaths, PreFilterState
+from ..plugins.podtopologyspread.plugin import PRE_FILTER_STATE_KEY, PodTopologySpread
+from ..schedule_one import SchedulingError
+from ..simulate import SCHEDULED, Simulation
+from .. import trace
+from .context import Context
+from .runtime import ColumnarFramework
+from .schedule_one import ColumnarRecord, ColumnarScheduler
+
+
+class ColumnarSimulation(Simulation):
+    """Simulation whose cycles run over a Context (raises runtime.Unsupported for a
+    profile with a plugin the columnar path lacks)."""
+
+    def __init__(self, scenario, seed: int = 0, detail: bool = True) -> None:
+        super().__init__(scenario, seed, detail, fast=True)
+        self.ctx = Context(list(self.node_infos.values()))
+        self.columnar = {name: ColumnarFramework(fwk, self.ctx)
+                         for name, fwk in self.frameworks.items()}
+        self.cscheduler = ColumnarScheduler(self.scheduler, self.ctx, self.nominator)
+        self.snapshot = Snapshot(self.node_infos.values())
+        for fwk in self.frameworks.values():
+            fwk.set_snapshot(self.snapshot)
+        self._affinity_lists_stale = False
+
+    # --- one pod -------------------------------------------------------------------------
+    def schedule_one(self, qpi: QueuedPodInfo, pod: Pod) -> None:
+        if pod.deletion_timestamp is not None:
+            self._skip_deleting(pod)
+            return
+        self.cycle += 1
+        qpi.attempts += 1
+        fwk = self.frameworks[pod.scheduler_name]
+        cfwk = self.columnar[pod.scheduler_name]
+        qpi.pod_info = new_pod_info(pod)
+        self._refresh_snapshot()
+        state, record = CycleState(), ColumnarRecord()
+        cyc = {"cycle": self.cycle, "pod": pod.key, "attempt": qpi.attempts}
+        self.results.setdefault(pod.key, {"pod": pod.key})
+        try:
+            result = self.cscheduler.schedule_pod(cfwk, state, pod, record)
+        except FitError as fe:
+            self._fit_failure(fwk, state, qpi, pod, fe, cyc)
+        except SchedulingError as se:
+            self._failure(qpi, pod, se.status.message(), set(), cyc, NominatingInfo("", "Override"))
+        else:
+            self._bind(fwk, state, qpi, pod, result.suggested_host, cyc)
+        cyc.update(trace.cycle_json(record.nominated_node_tried, record.nominated_node_fit,
+                                    record.nodes_evaluated))
+        if self.detail:
+            self.explanations[pod.key] = self._explain_columnar(cfwk, state, pod, record, cyc)
+        self.cycles.append(cyc)
+        self._apply_evictions()
+
+    def _fit_failure(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, pod: Pod,
+                     fe: FitError, cyc: dict) -> None:
+        """PostFilter on the reference plugins: a reference PreFilter state for the dry
+        runs when some node may be helped by preemption, then the failure."""
+        nominated = None
+        if fwk.has_post_filter_plugins():
+            ref_state = CycleState()
+            if _preemption_might_help(fe):
+                self._reference_pre_filter(fwk, state, ref_state, pod)
+            result, st = fwk.run_post_filter_plugins(ref_state, pod, fe.diagnosis)
+            fe.diagnosis.post_filter_msg = st.message()
+            if result is not None:
+                nominated = result.nominating_info
+            try:
+                state.write(PREEMPTION_KEY, ref_state.read(PREEMPTION_KEY))
+            except KeyError:
+                pass
+        self._failure(qpi, pod, str(fe), set(fe.diagnosis.unschedulable_plugins), cyc,
+                      nominated)
+
+    def _reference_pre_filter(self, fwk: Framework, state: CycleState, ref_state: CycleState,
+                              pod: Pod) -> None:
+        """The reference PreFilter state preemption's dry runs need, as the reference
+        cycle would have written it; PodTopologySpread's comes from this cycle's columnar
+        counts instead of a recount (``_SpreadFromColumns``)."""
+        plugins = [_SpreadFromColumns(state) if pl.NAME == PodTopologySpread.NAME else pl
+                   for pl in fwk.points[reg.PRE_FILTER]]
+        run_pre_filter(plugins, ref_state, pod, self.snapshot.list())
+        fwk.start_static_memo(pod, ref_state.skip_filter_plugins)
+
+    # --- keeping the table, the NodeInfos and the Snapshot in step -------------------------
+    def _bound(self, node: str, pi: PodInfo) -> None:
+        self.ctx.table.add_pod(self.ctx.table.index[node], pi)
+        self._affinity_lists_stale |= _has_affinity(pi)
+
+    def _removed(self, node: str, victim: Pod) -> None:
+        pi = new_pod_info(victim)
+        self.ctx.table.remove_pod(self.ctx.table.index[node], pi)
+        self._affinity_lists_stale |= _has_affinity(pi)
+
+    def _refresh_snapshot(self) -> None:
+        """The Snapshot's "nodes with pods with (anti-)affinity" lists, after a change."""
+        if not self._affinity_lists_stale:
+            return
+        s = self.snapshot
+        s.have_pods_with_affinity_node_info_list = [
+            ni for ni in s.node_info_list if ni.pods_with_affinity]
+        s.have_pods_with_required_anti_affinity_node_info_list = [
+            ni for ni in s.node_info_list if ni.pods_with_required_anti_affinity]
+        self._affinity_lists_stale = False
+
+    # --- explanation ---------------------------------------------------------------------
+    def _explain_columnar(self, cfwk: ColumnarFramework, state: CycleState, pod: Pod,
+                          record: ColumnarRecord, cyc: dict) -> dict:
+        """trace.explanation_json from the record, equal to the reference's."""
+        table, statuses = self.ctx.table, self.ctx.statuses
+        groups = []
+        if record.pre_filter_status is not None:
+            groups.append((record.pre_filter_status, table.n,
+                           table.names[:trace.MAX_NODE_NAMES]))
+        if record.absent is not None:
+            st, idx = record.absent
+            groups.append((st, len(idx), table.names_of(idx[:trace.MAX_NODE_NAMES])))
+        if len(record.failed):
+            ids = record.filters.statuses(record.failed)
+            for s in np.unique(ids):
+                nodes = np.sort(record.failed[ids == s])
+                groups.append((statuses.get(int(s)), len(nodes),
+                               table.names_of(nodes[:trace.MAX_NODE_NAMES])))
+        passed = table.names_of(np.sort(record.feasible)[:trace.MAX_NODE_NAMES])
+        chosen = cyc.get("node") if cyc.get("result") == SCHEDULED else None
+        return self._with_preemption(pod, trace.explanation_json(
+            cyc, table.n, len(record.feasible), trace.rejected_json(groups), passed,
+            _scores_json(table, record, chosen), cfwk.explain(state, pod)))
+
+
+def _scores_json(table, record: ColumnarRecord, chosen: str | None) -> dict:
+    """trace.scores_json over arrays: the best MAX_SCORED (stable), the chosen one in."""
+    if record.scores is None:
+        return trace.scores_json([], [], None)
+    plugins, arrays, totals = record.scores
+    order = np.argsort(-totals, kind="stable")[:trace.MAX_SCORED].tolist()
+    names = table.names
+    feasible = record.feasible
+    if chosen is not None and all(names[feasible[k]] != chosen for k in order):
+        order += [k for k in range(len(feasible)) if names[feasible[k]] == chosen][:1]
+    return {"count": len(feasible), "plugins": list(plugins),
+            "nodes": [{"node": names[feasible[k]], "total": int(totals[k]),
+                       "plugins": {p: int(a[k]) for p, a in zip(plugins, arrays)}}
+                      for k in order]}
+
+
+class _SpreadFromColumns:
+    """PodTopologySpread's reference PreFilter (calPreFilterState) answered from the
+    columnar PreFilter state of the same cycle: the same constraints, per-domain counts in
+    the counting loop's insertion order, and criticalPaths built from them."""
+
+    NAME = PodTopologySpread.NAME
+
+    def __init__(self, columnar_state: CycleState) -> None:
+        self.columnar_state = columnar_state
+
+    def pre_filter(self, state: CycleState, pod: Pod, nodes):
+        try:
+            hard = self.columnar_state.read(PRE_FILTER_STATE_KEY)
+        except KeyError:
+            return None, Status(Code.Skip)
+        s = PreFilterState([h.c for h in hard.constraints], [], [])
+        for h in hard.constraints:
+            values = h.column.values
+            counts = {values[v]: int(h.cnt[v]) for v in h.counter.insertion_order.tolist()}
+            paths = CriticalPaths()
+            for value, num in counts.items():
+                paths.update(value, num)
+            s.tp_value_to_match_num.append(counts)
+            s.critical_paths.append(paths)
+        state.write(PRE_FILTER_STATE_KEY, s)
+        return None, SUCCESS
+
+
+def _preemption_might_help(fe: FitError) -> bool:
+    """Some node is Unschedulable (not Unresolvable): the dry runs need PreFilter state."""
+    d = fe.diagnosis
+    return d.absent_nodes_status.code == Code.Unschedulable or any(
+        st.code == Code.Unschedulable for st in d.node_to_status.values())
+
+
+def _has_affinity(pi: PodInfo) -> bool:
+    return bool(pi.required_affinity_terms or pi.preferred_affinity_terms
+                or pi.required_anti_affinity_terms or pi.preferred_anti_affinity_terms)
