@@ -167,3 +167,44 @@ def test_it_outlines_workloads_nodes_and_zones():
     assert [w["ref"] for w in outline["workloads"]] == ["ReplicaSet/default/web", "app=solo"]
     assert outline["zones"] == ["z1", "z2"]
     assert [n["name"] for n in outline["nodes"]] == ["n1", "n2"]
+
+
+ALIASED = """\
+kind: List
+apiVersion: v1
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1, labels: {topology.kubernetes.io/zone: z1}},
+   status: {allocatable: {cpu: "4", pods: "110"}}}
+- apiVersion: apps/v1
+  kind: ReplicaSet
+  metadata: {name: web, namespace: default}
+  spec:
+    replicas: 1
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers: [{name: web, image: nginx}]
+        topologySpreadConstraints: &spread
+        - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule,
+           labelSelector: {matchLabels: {app: web}}}
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: web-1
+    namespace: default
+    labels: {app: web}
+    ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web, uid: u1, controller: true}]
+  spec:
+    containers: [{name: web, image: nginx}]
+    topologySpreadConstraints: *spread
+"""
+
+
+def test_an_edit_of_a_template_leaves_pods_that_alias_it_alone():
+    # kubectl never writes anchors, but people do (and so does our min-domains example).
+    new = edits.apply_edit(ALIASED, {"op": "remove_spread", "workload": "ReplicaSet/web", "index": 0})
+    assert not find(new, "Pod", "web-1")["spec"].get("topologySpreadConstraints")
+    assert "*" not in new
+    new = edits.apply_edit(ALIASED, {"op": "remove_spread", "workload": "Pod/default/web-1", "index": 0})
+    assert len(spread(find(new, "ReplicaSet", "web"))) == 1  # the template it aliased keeps its constraint

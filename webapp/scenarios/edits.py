@@ -13,7 +13,7 @@ import copy
 
 import yaml
 
-from . import engine
+from . import engine, limits
 
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
 ZONE_KEY = "topology.kubernetes.io/zone"
@@ -28,9 +28,12 @@ class EditError(engine.ScenarioInvalid):
 # --- parsing -----------------------------------------------------------------------------
 
 def parse(text):
-    """(objects, shape): the objects of a List or of a multi-document stream."""
+    """(objects, shape): the objects of a List or of a multi-document stream, sharing no list or dict."""
     try:
-        docs = [d for d in yaml.safe_load_all(text or "") if d is not None]
+        limits.check_text(text or "")  # before aliases are expanded below
+        docs = [_unshared(d) for d in yaml.safe_load_all(text or "") if d is not None]
+    except limits.TooLarge as e:
+        raise EditError(str(e)) from e
     except yaml.YAMLError as e:
         raise EditError(f"scenario.yaml is not valid YAML: {e}") from e
     if len(docs) == 1 and isinstance(docs[0], dict) and docs[0].get("kind") == "List":
@@ -38,6 +41,16 @@ def parse(text):
     if not all(isinstance(d, dict) for d in docs):
         raise EditError("scenario.yaml: every document must be a Kubernetes object")
     return docs, ("multi", None)
+
+
+def _unshared(value):
+    """A copy in which a YAML alias (*ref) is its own value: an edit of a workload's template must not
+    also change, through a shared list, the pods that alias it (copy.deepcopy would keep them shared)."""
+    if isinstance(value, dict):
+        return {k: _unshared(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unshared(v) for v in value]
+    return value
 
 
 def dump(objects, shape):
