@@ -62,6 +62,21 @@ class DraftViewsTestCase(BaseTestCase):
         self.assertContains(r, "newly pending")
         self.assertContains(r, "default/web-1")
 
+    def test_the_runs_panel_polls_until_both_runs_finish(self):
+        self.client.post(self.base + "edit/", {"op": "cordon", "node": "node-a"})
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
+            with self.captureOnCommitCallbacks(execute=True):
+                self.client.post(self.base + "run/")
+        r = self.client.get(self.base + "runs/", headers={"HX-Request": "true"})
+        self.assertNotContains(r, "<html")
+        self.assertContains(r, 'id="draft-runs"')
+        self.assertContains(r, 'hx-trigger="every 1s"')
+        for run in Run.objects.all():
+            tasks.execute_run(run.pk)
+        r = self.client.get(self.base + "runs/", headers={"HX-Request": "true"})
+        self.assertNotContains(r, "hx-trigger")
+        self.assertContains(r, "newly pending")
+
     def test_it_saves_the_draft_as_a_new_revision(self):
         self.client.post(self.base + "edit/", {"op": "cordon", "node": "node-a"})
         r = self.client.post(self.base + "save/", {"message": "cordon a"})

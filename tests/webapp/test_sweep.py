@@ -93,6 +93,21 @@ class SweepTestCase(BaseTestCase):
         r = self.client.post(f"/scenarios/{self.scenario.pk}/sweeps/new/", {"type": "skew", "workload": RS, "maxSkew": "a"})
         self.assertContains(r, "maxSkew: &#x27;a&#x27; is not a whole number")
 
+    def test_it_polls_with_the_table_fragment_until_every_cell_finishes(self):
+        sweep = self.start({"type": "zones"})
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/sweeps/{sweep.pk}/", headers={"HX-Request": "true"})
+        self.assertNotContains(r, "<html")
+        self.assertContains(r, 'hx-trigger="every 1s"')
+        self.assertContains(r, "Running… 3 cells.")
+        for run in sweep.runs.all():
+            tasks.execute_run(run.pk)
+        r = self.client.get(f"/sweeps/{sweep.pk}/", headers={"HX-Request": "true"})
+        self.assertNotContains(r, "hx-trigger")
+        self.assertContains(r, "All 3 cells finished.")
+        for run in sweep.runs.all():  # each cell links to its run
+            self.assertContains(r, f'href="/runs/{run.pk}/"')
+
 
 @pytest.mark.django_db(transaction=True)
 def test_a_sweep_runs_on_the_real_worker(celery_worker_proc):
