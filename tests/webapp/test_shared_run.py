@@ -57,6 +57,13 @@ class SharedRunTestCase(BaseTestCase):
         self.assertContains(r, f'href="{prefix}timeline/?step=1"')
         self.assertNotContains(r, f'href="/runs/{self.preempt.pk}/')
 
+    def test_a_gated_pod_says_why_it_waits_without_the_update_link(self):
+        gated = example_run(self, "gated-pods")
+        _, token = ShareLink.create(gated.scenario, self.owner)
+        r = self.client.get(f"/s/{token}/runs/{gated.pk}/pods/default/db-9a1b3c5d7-p1q2r/")
+        self.assertContains(r, "Held back by scheduling gate")
+        self.assertNotContains(r, "/update/")
+
     def test_it_hides_write_controls(self):
         for name, url in self.pages().items():
             r = self.client.get(url)

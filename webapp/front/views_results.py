@@ -78,8 +78,11 @@ def run_pod(request, run_id, namespace, name, token=None):
     explanation = results.explanation(result, pod)
     if explanation is None:
         raise Http404(f"Pod {pod} is not in run {run.pk}.")
-    return render(request, "front/run_pod.html", {"run": run, "scenario": scenario, "x": explanation,
-                                                   "chip": results.chip(pod, metadata(run)), **share_context(token)})
+    meta = metadata(run)
+    return render(request, "front/run_pod.html", {
+        "run": run, "scenario": scenario, "x": explanation, "chip": results.chip(pod, meta),
+        "gates": (meta.get(pod) or {}).get("gates") or [], "namespace": namespace, "name": name,
+        **share_context(token)})
 
 
 @shareable
