@@ -43,6 +43,16 @@ class SweepTestCase(BaseTestCase):
         run = sweep.runs.order_by("id").first()
         self.assertNotIn("name: node-a\n", run.manifests)
 
+    def test_an_axis_may_be_a_range(self):
+        cells = sweeps.cells(self.scenario.head(), {"type": "skew", "workload": RS, "maxSkew": "1..4",
+                                                    "minDomains": "none, 5..6"})
+        self.assertEqual(len(cells), 12)
+        self.assertEqual(cells[-1][0], "maxSkew=4 minDomains=6")
+        for bad in ("4..1", "1..x", "1..99"):
+            with self.assertRaises(sweeps.SweepInvalid) as e:
+                sweeps.cells(self.scenario.head(), {"type": "skew", "workload": RS, "maxSkew": bad})
+            self.assertEqual((e.exception.object, e.exception.field), ("sweep", "maxSkew"))
+
     def test_the_grid_is_bounded(self):
         with self.assertRaises(sweeps.SweepInvalid) as e:
             sweeps.start(self.scenario, self.scenario.head(),
