@@ -37,6 +37,19 @@ BAD_SKEW = SMALL + """\
       labelSelector: {matchLabels: {app: web}}
 """
 
+# SMALL with a valid spread constraint on web-1 and a PriorityClass to choose.
+SPREAD_AND_CLASS = SMALL + """\
+    topologySpreadConstraints:
+    - maxSkew: 1
+      topologyKey: topology.kubernetes.io/zone
+      whenUnsatisfiable: DoNotSchedule
+      labelSelector: {matchLabels: {app: web}}
+- apiVersion: scheduling.k8s.io/v1
+  kind: PriorityClass
+  metadata: {name: high}
+  value: 1000
+"""
+
 TWO_PODS = SMALL + """\
 - apiVersion: v1
   kind: Pod

@@ -3,7 +3,7 @@ from unittest import mock
 from webapp.scenarios import services
 from webapp.scenarios.models import Draft, Run
 
-from .base import SMALL, TWO_PODS, BaseTestCase
+from .base import SMALL, SPREAD_AND_CLASS, TWO_PODS, BaseTestCase
 
 
 class ApiDraftsTestCase(BaseTestCase):
@@ -50,3 +50,34 @@ class ApiDraftsTestCase(BaseTestCase):
     def test_viewers_get_403_and_outsiders_404(self):
         self.assertEqual(self.api(self.viewer).get(self.url("draft/")).status_code, 403)
         self.assertEqual(self.api(self.outsider).get(self.url("draft/")).status_code, 404)
+
+    def test_it_removes_a_constraint_and_sets_priorities(self):
+        services.save_revision(self.scenario, manifests=SPREAD_AND_CLASS, author=self.owner)
+        api = self.api(self.editor)
+        for edit in ({"op": "remove_spread", "workload": "Pod/default/web-1", "index": 0},
+                     {"op": "set_priority", "target": "Pod/default/web-1", "priorityClassName": "high"},
+                     {"op": "set_priority", "target": "app=web", "priority": 5}):
+            r = api.post(self.url("draft/edits/"), edit, format="json")
+            self.assertEqual(r.status_code, 200, r.data)
+        text = Draft.objects.get().manifests
+        self.assertNotIn("topologySpreadConstraints", text)
+        self.assertIn("priorityClassName: high", text)
+        self.assertIn("priority: 5", text)
+        self.assertEqual([e["op"] for e in r.data["edits"]], ["remove_spread", "set_priority", "set_priority"])
+
+    def test_bad_removals_and_priorities_are_400_naming_object_and_field(self):
+        services.save_revision(self.scenario, manifests=SPREAD_AND_CLASS, author=self.owner)
+        api = self.api(self.editor)
+        for edit, obj, field in (
+            ({"op": "remove_spread", "workload": "Pod/default/web-1", "index": 3}, "Pod/default/web-1",
+             "spec.topologySpreadConstraints[3]"),
+            ({"op": "set_priority", "target": "Pod/default/web-1", "priorityClassName": "ghost"}, "Pod/default/web-1",
+             "spec.priorityClassName"),
+            ({"op": "set_priority", "target": "Pod/default/web-1", "priority": 2 ** 40}, "Pod/default/web-1", "priority"),
+            ({"op": "remove_gate", "target": "Pod/default/web-1", "name": "none-here"}, "Pod/default/web-1",
+             "spec.schedulingGates"),
+        ):
+            r = api.post(self.url("draft/edits/"), edit, format="json")
+            self.assertEqual((r.status_code, r.data["object"], r.data["field"]), (400, obj, field), edit)
+        self.assertEqual(Draft.objects.get().manifests, SPREAD_AND_CLASS)  # nothing applied
+        self.assertEqual(Draft.objects.get().edits, [])

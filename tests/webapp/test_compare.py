@@ -73,3 +73,16 @@ class ComparePageTestCase(BaseTestCase):
     def test_outsiders_get_404(self):
         self.client.force_login(self.outsider)
         self.assertEqual(self.client.get(f"/scenarios/{self.scenario.pk}/compare/").status_code, 404)
+
+    def test_it_polls_with_the_result_fragment_until_both_runs_finish(self):
+        waiting = Run.objects.create(scenario=self.scenario, revision=self.scenario.head())
+        self.client.force_login(self.viewer)
+        url = f"/scenarios/{self.scenario.pk}/compare/?a={self.a.pk}&b={waiting.pk}"
+        r = self.client.get(url, headers={"HX-Request": "true"})
+        self.assertNotContains(r, "<html")
+        self.assertContains(r, 'hx-trigger="every 1s"')
+        self.assertContains(r, "Waiting for both runs to finish")
+        tasks.execute_run(waiting.pk)
+        r = self.client.get(url, headers={"HX-Request": "true"})
+        self.assertNotContains(r, "hx-trigger")  # finished: the swapped-in fragment stops polling
+        self.assertContains(r, "<strong>10</strong> unchanged")

@@ -3,7 +3,9 @@ from unittest import mock
 from webapp.scenarios import tasks
 from webapp.scenarios.models import Draft, Run
 
-from .base import BAD_SKEW, SMALL, TWO_PODS, BaseTestCase
+from webapp.scenarios import services
+
+from .base import BAD_SKEW, SMALL, SPREAD_AND_CLASS, TWO_PODS, BaseTestCase
 
 
 class DraftViewsTestCase(BaseTestCase):
@@ -60,6 +62,21 @@ class DraftViewsTestCase(BaseTestCase):
         self.assertContains(r, "newly pending")
         self.assertContains(r, "default/web-1")
 
+    def test_the_runs_panel_polls_until_both_runs_finish(self):
+        self.client.post(self.base + "edit/", {"op": "cordon", "node": "node-a"})
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
+            with self.captureOnCommitCallbacks(execute=True):
+                self.client.post(self.base + "run/")
+        r = self.client.get(self.base + "runs/", headers={"HX-Request": "true"})
+        self.assertNotContains(r, "<html")
+        self.assertContains(r, 'id="draft-runs"')
+        self.assertContains(r, 'hx-trigger="every 1s"')
+        for run in Run.objects.all():
+            tasks.execute_run(run.pk)
+        r = self.client.get(self.base + "runs/", headers={"HX-Request": "true"})
+        self.assertNotContains(r, "hx-trigger")
+        self.assertContains(r, "newly pending")
+
     def test_it_saves_the_draft_as_a_new_revision(self):
         self.client.post(self.base + "edit/", {"op": "cordon", "node": "node-a"})
         r = self.client.post(self.base + "save/", {"message": "cordon a"})
@@ -91,3 +108,78 @@ class DraftViewsTestCase(BaseTestCase):
         self.client.force_login(self.outsider)
         self.assertEqual(self.client.get(self.base).status_code, 404)
         self.assertFalse(Draft.objects.exists())
+
+
+class DraftQuickEditsTestCase(BaseTestCase):
+    """The quick-edit forms: one per kind of change, each going through webapp/scenarios/edits.py."""
+
+    def setUp(self):
+        services.save_revision(self.scenario, manifests=SPREAD_AND_CLASS, author=self.owner)
+        self.client.force_login(self.editor)
+        self.base = f"/scenarios/{self.scenario.pk}/draft/"
+
+    def edit(self, **fields):
+        return self.client.post(self.base + "edit/", fields, HTTP_HX_REQUEST="true")
+
+    def test_it_offers_a_form_for_every_kind_of_edit(self):
+        r = self.client.get(self.base)
+        for text in ('value="set_spread"', 'aria-label="Remove constraint 0 of app=web"', 'value="add_spread"',
+                     'value="set_priority"', '<option value="high">high (1000)</option>', 'value="add_gate"',
+                     'value="remove_gate"', 'value="cordon"', 'value="add_taint"', 'value="add_node"',
+                     'value="remove_node"', 'value="remove_zone"', '<option value="Pod/default/web-1">'):
+            self.assertContains(r, text, msg_prefix=text)
+
+    def test_it_removes_a_spread_constraint(self):
+        r = self.edit(op="remove_spread", workload="app=web", index="0")
+        self.assertContains(r, "Applied remove_spread")
+        self.assertContains(r, '<span id="edit-count" hx-swap-oob="true">1 edit</span>', html=True)
+        self.assertNotIn("topologySpreadConstraints", Draft.objects.get().manifests)
+        self.assertNotContains(r, "Remove constraint 0 of app=web")
+
+    def test_it_sets_a_pods_priority_class(self):
+        r = self.edit(op="set_priority", target="Pod/default/web-1", priorityClassName="high", priority="")
+        self.assertContains(r, "Applied set_priority")
+        self.assertIn("priorityClassName: high", Draft.objects.get().manifests)
+        self.assertContains(r, "Pod/default/web-1 (high)")  # the target list shows what is set now
+
+    def test_it_sets_a_plain_priority_number(self):
+        self.edit(op="set_priority", target="Pod/default/web-1", priorityClassName="", priority="-20")
+        self.assertIn("priority: -20", Draft.objects.get().manifests)
+
+    def test_a_bad_priority_names_the_pod_and_field_and_changes_nothing(self):
+        r = self.edit(op="set_priority", target="Pod/default/web-1", priorityClassName="ghost")
+        self.assertContains(r, "Edit not applied — Pod/default/web-1, field <code>spec.priorityClassName</code>")
+        self.assertContains(r, "no PriorityClass named &#x27;ghost&#x27;")
+        self.assertEqual(Draft.objects.get().manifests, SPREAD_AND_CLASS)
+        r = self.edit(op="set_priority", target="Pod/default/web-1", priority="99999999999")
+        self.assertContains(r, "field <code>priority</code>: priority must be ≤ 2147483647")
+        self.assertEqual(Draft.objects.get().manifests, SPREAD_AND_CLASS)
+
+    def test_it_adds_and_removes_a_gate_of_one_pod(self):
+        self.edit(op="add_gate", target="Pod/default/web-1", name="example.com/wait")
+        self.assertIn("example.com/wait", Draft.objects.get().manifests)
+        r = self.edit(op="remove_gate", target="Pod/default/web-1", name="example.com/other")
+        self.assertContains(r, "Pod/default/web-1 has no scheduling gate example.com/other")
+        self.edit(op="remove_gate", target="Pod/default/web-1", name="example.com/wait")
+        self.assertNotIn("schedulingGates", Draft.objects.get().manifests)
+
+    def test_it_adds_a_spread_constraint_with_its_fields(self):
+        self.edit(op="add_spread", workload="app=web", maxSkew="2", whenUnsatisfiable="ScheduleAnyway",
+                  topologyKey="kubernetes.io/hostname", minDomains="")
+        text = Draft.objects.get().manifests
+        self.assertIn("topologyKey: kubernetes.io/hostname", text)
+        self.assertIn("whenUnsatisfiable: ScheduleAnyway", text)
+
+    def test_a_quick_edit_keeps_what_was_typed_in_the_editor(self):
+        # htmx sends the editor's unsaved text along; it is stored before the edit applies to it.
+        typed = SPREAD_AND_CLASS.replace("name: web-1", "name: web-typed").replace("\n", "\r\n")
+        r = self.edit(op="cordon", node="node-a", manifests=typed, config="")
+        self.assertContains(r, "Applied cordon")
+        text = Draft.objects.get().manifests
+        self.assertIn("web-typed", text)
+        self.assertIn("unschedulable: true", text)
+        self.assertEqual([e["op"] for e in Draft.objects.get().edits], ["text", "cordon"])
+
+    def test_unchanged_editor_text_is_not_stored_again(self):
+        self.edit(op="cordon", node="node-a", manifests=SPREAD_AND_CLASS, config="")
+        self.assertEqual([e["op"] for e in Draft.objects.get().edits], ["cordon"])

@@ -50,9 +50,27 @@ metadata: {name: solo, namespace: default, labels: {app: solo}}
 spec:
   containers: [{name: solo, image: nginx}]
 """
+# A bare pod without an app label: a workload of its own for the quick edits.
+UNLABELLED = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: loner, namespace: default}
+spec:
+  containers: [{name: loner, image: nginx}]
+  schedulingGates: [{name: example.com/hold}]
+  topologySpreadConstraints:
+  - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: ScheduleAnyway,
+     labelSelector: {matchLabels: {app: web}}}
+"""
+HIGH = """\
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: high}
+value: 1000
+"""
 
 DOCS = [NODE.format(name="n1", zone="z1"), NODE.format(name="n2", zone="z2"), RS,
-        POD.format(name="web-1", bind="nodeName: n1\n  "), POD.format(name="web-2", bind=""), LONE]
+        POD.format(name="web-1", bind="nodeName: n1\n  "), POD.format(name="web-2", bind=""), LONE, UNLABELLED, HIGH]
 
 
 def multi():
@@ -94,7 +112,7 @@ CASES = [
     ("set_replicas", {"op": "set_replicas", "workload": "ReplicaSet/default/web", "replicas": 5},
      lambda t: find(t, "ReplicaSet", "web")["spec"]["replicas"] == 5),
     ("set_replicas down", {"op": "set_replicas", "workload": "ReplicaSet/web", "replicas": 1},
-     lambda t: [o["metadata"]["name"] for o in objects_of(t) if o["kind"] == "Pod"] == ["web-1", "solo"]),
+     lambda t: [o["metadata"]["name"] for o in objects_of(t) if o["kind"] == "Pod"] == ["web-1", "solo", "loner"]),
     ("add_node", {"op": "add_node", "node": "n1", "name": "n3", "zone": "z3"},
      lambda t: find(t, "Node", "n3")["metadata"]["labels"] == {"kubernetes.io/hostname": "n3", "topology.kubernetes.io/zone": "z3"}),
     ("remove_node", {"op": "remove_node", "node": "n1"},
@@ -109,6 +127,24 @@ CASES = [
      lambda t: find(t, "Pod", "solo")["spec"]["priority"] == 1000),
     ("add_gate", {"op": "add_gate", "target": "Pod/solo", "name": "wait"},
      lambda t: find(t, "Pod", "solo")["spec"]["schedulingGates"] == [{"name": "wait"}]),
+    ("remove_spread", {"op": "remove_spread", "workload": "ReplicaSet/web", "index": 0},
+     lambda t: all("topologySpreadConstraints" not in spec for spec in (
+         find(t, "ReplicaSet", "web")["spec"]["template"]["spec"], find(t, "Pod", "web-1")["spec"],
+         find(t, "Pod", "web-2")["spec"]))),
+    ("remove_spread of a bare pod", {"op": "remove_spread", "workload": "Pod/default/loner", "index": 0},
+     lambda t: "topologySpreadConstraints" not in find(t, "Pod", "loner")["spec"]
+     and len(spread(find(t, "Pod", "web-1"))) == 1),
+    ("set_priority class", {"op": "set_priority", "target": "ReplicaSet/web", "priorityClassName": "high"},
+     lambda t: [find(t, "ReplicaSet", "web")["spec"]["template"]["spec"]["priorityClassName"],
+                find(t, "Pod", "web-2")["spec"]["priorityClassName"]] == ["high", "high"]),
+    ("set_priority system class", {"op": "set_priority", "target": "Pod/solo", "priorityClassName": "system-node-critical"},
+     lambda t: find(t, "Pod", "solo")["spec"]["priorityClassName"] == "system-node-critical"),
+    ("add_spread to a bare pod", {"op": "add_spread", "workload": "Pod/default/solo", "maxSkew": 2},
+     lambda t: spread(find(t, "Pod", "solo")) == [{"maxSkew": 2, "topologyKey": "topology.kubernetes.io/zone",
+                                                  "whenUnsatisfiable": "DoNotSchedule",
+                                                  "labelSelector": {"matchLabels": {"app": "solo"}}}]),
+    ("remove_gate", {"op": "remove_gate", "target": "Pod/default/loner", "name": "example.com/hold"},
+     lambda t: "schedulingGates" not in find(t, "Pod", "loner")["spec"]),
 ]
 
 
@@ -145,6 +181,20 @@ ERRORS = [
      "ReplicaSet/default/web spec.template", "spec.topologySpreadConstraints[5]"),
     ({"op": "add_node", "node": "n1", "name": "n2"}, "Node/n2", "name"),
     ({"op": "explode"}, "edit", "op"),
+    ({"op": "remove_spread", "workload": "app=solo", "index": 0}, "Pod/default/solo", "spec.topologySpreadConstraints[0]"),
+    ({"op": "remove_spread", "workload": "ReplicaSet/web", "index": 1},
+     "ReplicaSet/default/web spec.template", "spec.topologySpreadConstraints[1]"),
+    ({"op": "set_priority", "target": "Pod/solo", "priorityClassName": "ghost"}, "Pod/default/solo",
+     "spec.priorityClassName"),
+    ({"op": "set_priority", "target": "ReplicaSet/web", "priority": 2 ** 31}, "ReplicaSet/default/web spec.template",
+     "priority"),
+    ({"op": "set_priority", "target": "Pod/solo", "priority": "high"}, "Pod/default/solo", "priority"),
+    ({"op": "set_priority", "target": "Pod/solo"}, "Pod/solo", "priority"),
+    ({"op": "set_topology_key", "workload": "ReplicaSet/web", "value": "no spaces allowed"}, "ReplicaSet/web",
+     "topologyKey"),
+    ({"op": "add_gate", "target": "Pod/solo", "name": "not a gate!"}, "Pod/solo", "spec.schedulingGates.name"),
+    ({"op": "remove_gate", "target": "Pod/solo", "name": "never-added"}, "Pod/solo", "spec.schedulingGates"),
+    ({"op": "add_taint", "node": "n1", "key": "bad key"}, "Node/n1", "spec.taints.key"),
 ]
 
 
@@ -164,6 +214,74 @@ def test_it_refuses_an_edit_the_engine_rejects():
 
 def test_it_outlines_workloads_nodes_and_zones():
     outline = edits.outline(multi())
-    assert [w["ref"] for w in outline["workloads"]] == ["ReplicaSet/default/web", "app=solo"]
+    assert [w["ref"] for w in outline["workloads"]] == ["ReplicaSet/default/web", "app=solo", "Pod/default/loner"]
+    assert [w["ref"] for w in outline["controllers"]] == ["ReplicaSet/default/web"]
     assert outline["zones"] == ["z1", "z2"]
     assert [n["name"] for n in outline["nodes"]] == ["n1", "n2"]
+
+
+def test_it_outlines_pods_priority_classes_and_node_keys():
+    outline = edits.outline(multi())
+    assert [p["ref"] for p in outline["pods"]] == ["Pod/default/web-1", "Pod/default/web-2", "Pod/default/solo",
+                                                   "Pod/default/loner"]
+    assert outline["pods"][3]["gates"] == ["example.com/hold"]
+    assert outline["priority_classes"] == [{"name": "high", "value": 1000, "globalDefault": False}]
+    assert outline["node_keys"] == ["kubernetes.io/hostname", "topology.kubernetes.io/zone"]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_removing_one_constraint_keeps_the_others(shape):
+    text = edits.apply_edit(SHAPES[shape](), {"op": "add_spread", "workload": "ReplicaSet/web",
+                                              "topologyKey": "kubernetes.io/hostname", "maxSkew": 3})
+    text = edits.apply_edit(text, {"op": "remove_spread", "workload": "ReplicaSet/web", "index": 0})
+    for obj in (find(text, "ReplicaSet", "web"), find(text, "Pod", "web-1")):
+        assert [(c["topologyKey"], c["maxSkew"]) for c in spread(obj)] == [("kubernetes.io/hostname", 3)]
+
+
+def test_a_number_overrides_the_class_and_keeps_it():
+    text = edits.apply_edit(multi(), {"op": "set_priority", "target": "Pod/solo", "priorityClassName": "high"})
+    assert "priority" not in find(text, "Pod", "solo")["spec"]  # the class's value applies
+    text = edits.apply_edit(text, {"op": "set_priority", "target": "Pod/solo", "priority": -5})
+    assert (find(text, "Pod", "solo")["spec"]["priority"], find(text, "Pod", "solo")["spec"]["priorityClassName"]) \
+        == (-5, "high")
+
+
+ALIASED = """\
+kind: List
+apiVersion: v1
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: n1, labels: {topology.kubernetes.io/zone: z1}},
+   status: {allocatable: {cpu: "4", pods: "110"}}}
+- apiVersion: apps/v1
+  kind: ReplicaSet
+  metadata: {name: web, namespace: default}
+  spec:
+    replicas: 1
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers: [{name: web, image: nginx}]
+        topologySpreadConstraints: &spread
+        - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule,
+           labelSelector: {matchLabels: {app: web}}}
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: web-1
+    namespace: default
+    labels: {app: web}
+    ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web, uid: u1, controller: true}]
+  spec:
+    containers: [{name: web, image: nginx}]
+    topologySpreadConstraints: *spread
+"""
+
+
+def test_an_edit_of_a_template_leaves_pods_that_alias_it_alone():
+    # kubectl never writes anchors, but people do (and so does our min-domains example).
+    new = edits.apply_edit(ALIASED, {"op": "remove_spread", "workload": "ReplicaSet/web", "index": 0})
+    assert not find(new, "Pod", "web-1")["spec"].get("topologySpreadConstraints")
+    assert "*" not in new
+    new = edits.apply_edit(ALIASED, {"op": "remove_spread", "workload": "Pod/default/web-1", "index": 0})
+    assert len(spread(find(new, "ReplicaSet", "web"))) == 1  # the template it aliased keeps its constraint

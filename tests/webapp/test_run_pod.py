@@ -12,6 +12,7 @@ class RunPodTestCase(BaseTestCase):
         super().setUpTestData()
         cls.the_run = example_run(cls, "min-domains")
         cls.preempt = example_run(cls, "preemption")
+        cls.gated = example_run(cls, "gated-pods")
 
     def test_it_explains_a_pending_pod(self):
         self.client.force_login(self.viewer)
@@ -61,3 +62,11 @@ class RunPodTestCase(BaseTestCase):
         self.assertContains(r, "<h2>Attempts</h2>", html=False)
         self.assertContains(r, "0/2 nodes are available: 2 Insufficient cpu.")
         self.assertContains(r, f'href="/runs/{self.preempt.pk}/timeline/?step=1"')
+
+    def test_it_says_why_a_gated_pod_waits_and_links_to_its_update_page(self):
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{self.gated.pk}/pods/default/db-9a1b3c5d7-p1q2r/")
+        self.assertContains(r, "Held back by scheduling gate <code>example.com/placement-decision</code>")
+        self.assertContains(r, f'href="/scenarios/{self.gated.scenario_id}/pods/default/db-9a1b3c5d7-p1q2r/update/"')
+        r = self.client.get(f"/runs/{self.the_run.pk}/pods/default/api-5b7d9c8f4-e1f2g/")
+        self.assertNotContains(r, "Held back")

@@ -43,6 +43,16 @@ class SweepTestCase(BaseTestCase):
         run = sweep.runs.order_by("id").first()
         self.assertNotIn("name: node-a\n", run.manifests)
 
+    def test_an_axis_may_be_a_range(self):
+        cells = sweeps.cells(self.scenario.head(), {"type": "skew", "workload": RS, "maxSkew": "1..4",
+                                                    "minDomains": "none, 5..6"})
+        self.assertEqual(len(cells), 12)
+        self.assertEqual(cells[-1][0], "maxSkew=4 minDomains=6")
+        for bad in ("4..1", "1..x", "1..99"):
+            with self.assertRaises(sweeps.SweepInvalid) as e:
+                sweeps.cells(self.scenario.head(), {"type": "skew", "workload": RS, "maxSkew": bad})
+            self.assertEqual((e.exception.object, e.exception.field), ("sweep", "maxSkew"))
+
     def test_the_grid_is_bounded(self):
         with self.assertRaises(sweeps.SweepInvalid) as e:
             sweeps.start(self.scenario, self.scenario.head(),
@@ -92,6 +102,21 @@ class SweepTestCase(BaseTestCase):
         self.assertContains(r, "maxSkew=2 minDomains=5")
         r = self.client.post(f"/scenarios/{self.scenario.pk}/sweeps/new/", {"type": "skew", "workload": RS, "maxSkew": "a"})
         self.assertContains(r, "maxSkew: &#x27;a&#x27; is not a whole number")
+
+    def test_it_polls_with_the_table_fragment_until_every_cell_finishes(self):
+        sweep = self.start({"type": "zones"})
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/sweeps/{sweep.pk}/", headers={"HX-Request": "true"})
+        self.assertNotContains(r, "<html")
+        self.assertContains(r, 'hx-trigger="every 1s"')
+        self.assertContains(r, "Running… 3 cells.")
+        for run in sweep.runs.all():
+            tasks.execute_run(run.pk)
+        r = self.client.get(f"/sweeps/{sweep.pk}/", headers={"HX-Request": "true"})
+        self.assertNotContains(r, "hx-trigger")
+        self.assertContains(r, "All 3 cells finished.")
+        for run in sweep.runs.all():  # each cell links to its run
+            self.assertContains(r, f'href="/runs/{run.pk}/"')
 
 
 @pytest.mark.django_db(transaction=True)

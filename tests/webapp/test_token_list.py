@@ -25,3 +25,9 @@ class TokenListTestCase(BaseTestCase):
         self.client.post(f"/tokens/{token.pk}/revoke/")
         token.refresh_from_db()
         self.assertTrue(token.is_active)
+
+    def test_its_name_field_is_described_by_its_help_text(self):
+        self.client.force_login(self.editor)
+        r = self.client.get("/tokens/")
+        self.assertContains(r, 'aria-describedby="id_name_helptext"')
+        self.assertContains(r, 'id="id_name_helptext"')

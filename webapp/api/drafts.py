@@ -61,10 +61,27 @@ EditSerializer = inline_serializer("DraftEdit", fields={
                                           "set_spread, add_spread, remove_spread, set_replicas, add_node, remove_node, "
                                           "remove_zone, cordon, uncordon, add_taint, remove_taint, set_priority, "
                                           "add_gate, remove_gate"),
-    "workload": serializers.CharField(required=False, help_text="Kind/namespace/name, or a pod group app=web"),
-    "target": serializers.CharField(required=False, help_text="Pod/ns/name, Kind/ns/name or app=web"),
+    "workload": serializers.CharField(required=False, help_text="Kind/namespace/name, Pod/namespace/name, or a pod "
+                                                                "group app=web (spread ops, set_replicas)"),
+    "target": serializers.CharField(required=False, help_text="Pod/ns/name, Kind/ns/name or app=web "
+                                                              "(set_priority, add_gate, remove_gate)"),
+    "index": serializers.IntegerField(required=False, help_text="which topologySpreadConstraints entry (default 0)"),
+    "value": serializers.CharField(required=False, help_text="the new value of a set_<field> op"),
+    "maxSkew": serializers.IntegerField(required=False),
+    "minDomains": serializers.CharField(required=False, help_text="a number, or unset"),
+    "whenUnsatisfiable": serializers.CharField(required=False, help_text="DoNotSchedule or ScheduleAnyway"),
+    "topologyKey": serializers.CharField(required=False),
+    "replicas": serializers.IntegerField(required=False),
+    "priority": serializers.IntegerField(required=False, help_text="set_priority: spec.priority (an int32)"),
+    "priorityClassName": serializers.CharField(required=False, help_text="set_priority: a PriorityClass of the "
+                                                                         "scenario, or system-cluster-critical / "
+                                                                         "system-node-critical"),
     "node": serializers.CharField(required=False),
-    "value": serializers.CharField(required=False),
+    "name": serializers.CharField(required=False, help_text="add_node: the new node; add_gate / remove_gate: "
+                                                            "the gate"),
+    "zone": serializers.CharField(required=False),
+    "key": serializers.CharField(required=False, help_text="taint key; remove_zone: the zone label key"),
+    "effect": serializers.CharField(required=False, help_text="NoSchedule, PreferNoSchedule or NoExecute"),
 })
 SaveSerializer = inline_serializer("DraftSave", fields={"message": serializers.CharField(required=False)})
 ErrorSerializer = inline_serializer("DraftError", fields={

@@ -44,4 +44,12 @@ urlpatterns = [
     path("tokens/<int:token_id>/revoke/", views.token_revoke, name="token-revoke"),
     path("s/<str:token>/", views.shared_scenario, name="shared-scenario"),
     path("s/<str:token>/runs/<int:run_id>/", views.shared_run, name="shared-run"),
+    # The run dashboard again, read-only for share links (the views take the token; see sharing.py).
+    path("s/<str:token>/runs/<int:run_id>/topology/", views_results.run_topology, name="shared-run-topology"),
+    path("s/<str:token>/runs/<int:run_id>/nodes/", views_results.run_nodes, name="shared-run-nodes"),
+    path("s/<str:token>/runs/<int:run_id>/nodes/<str:name>/", views_results.run_node, name="shared-run-node"),
+    path("s/<str:token>/runs/<int:run_id>/pods/<str:namespace>/<str:name>/", views_results.run_pod,
+         name="shared-run-pod"),
+    path("s/<str:token>/runs/<int:run_id>/pod/<path:pod>/", views_results.run_pod_path, name="shared-run-pod-path"),
+    path("s/<str:token>/runs/<int:run_id>/timeline/", views_results.run_timeline, name="shared-run-timeline"),
 ]

@@ -2,7 +2,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
-from django.http import Http404, HttpResponseNotFound, HttpResponseServerError
+from django.http import HttpResponseNotFound, HttpResponseServerError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template import loader
 from django.urls import reverse
@@ -14,6 +14,8 @@ from webapp.scenarios import manifests as summary
 from webapp.scenarios import services
 from webapp.scenarios.forms import RevisionForm, RunForm, ScenarioCreateForm, TokenForm
 from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink
+
+from .sharing import share_context, shared_scenario_or_404
 
 Role = Membership.Role
 
@@ -204,10 +206,11 @@ def failed_scheduling(result):
 
 
 def render_run(request, run, poll_url, page_context):
-    context = run_context(run, poll_url, shared=page_context.get("shared", False))
+    # The polled fragment needs the page's context too: a shared one links under /s/<token>/.
+    context = {**page_context, **run_context(run, poll_url, shared=page_context.get("shared", False))}
     if request.htmx:
         return render(request, "front/_run_result.html", context)
-    return render(request, "front/run_detail.html", {**page_context, **context})
+    return render(request, "front/run_detail.html", context)
 
 
 @login_required
@@ -219,10 +222,7 @@ def run_detail(request, run_id):
 
 @require_safe
 def shared_scenario(request, token):
-    link = ShareLink.find(token)
-    if link is None:
-        raise Http404
-    scenario = link.scenario
+    scenario = shared_scenario_or_404(token)
     head = scenario.head()
     return render(request, "front/shared_scenario.html", {
         "scenario": scenario, "head": head, "token": token, "shared": True,
@@ -234,11 +234,9 @@ def shared_scenario(request, token):
 
 @require_safe
 def shared_run(request, token, run_id):
-    link = ShareLink.find(token)
-    if link is None:
-        raise Http404
-    run = get_object_or_404(Run.objects.select_related("revision", "created_by"), scenario=link.scenario, pk=run_id)
-    return render_run(request, run, request.path, {"scenario": link.scenario, "shared": True, "token": token})
+    scenario = shared_scenario_or_404(token)
+    run = get_object_or_404(Run.objects.select_related("revision", "created_by"), scenario=scenario, pk=run_id)
+    return render_run(request, run, request.path, {"scenario": scenario, **share_context(token)})
 
 
 @login_required

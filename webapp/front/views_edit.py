@@ -59,9 +59,11 @@ def draft_validate(request, pk):
     return render(request, "front/_editor_check.html", {"check": check, "scenario": scenario})
 
 
-# The generic "value" / "name" boxes of the quick-edit forms, per op.
+# The generic "value" box of older quick-edit forms (still accepted), per op.
 VALUE_FIELD = {"set_replicas": "replicas", "add_spread": "maxSkew", "set_priority": "priority",
                "add_gate": "name", "remove_gate": "name"}
+TARGET_OPS = ("set_priority", "add_gate", "remove_gate")  # these name the pod or workload "target"
+NODE_OPS = ("cordon", "uncordon", "remove_node", "add_node", "add_taint", "remove_taint")
 
 
 def edit_from_post(post):
@@ -74,12 +76,12 @@ def edit_from_post(post):
             edit[field] = value
     if op in VALUE_FIELD and "value" in edit:
         edit[VALUE_FIELD[op]] = edit.pop("value")
-    if op == "set_priority" and "priority" in edit and not edit["priority"].lstrip("-").isdigit():
+    if op == "set_priority" and "priority" in edit and not edit["priority"].lstrip("-").isdigit() \
+            and "priorityClassName" not in edit:
         edit["priorityClassName"] = edit.pop("priority")
-    if op in ("add_gate", "remove_gate", "set_priority", "set_replicas", "add_spread") and "workload" in edit \
-            and op not in ("set_replicas", "add_spread"):
+    if op in TARGET_OPS and "workload" in edit and "target" not in edit:
         edit["target"] = edit.pop("workload")
-    if op in ("cordon", "uncordon", "remove_node", "add_node", "add_taint", "remove_taint"):
+    if op in NODE_OPS:
         edit.pop("workload", None)
         name = edit.pop("name", "")
         if op == "add_node":
@@ -90,11 +92,20 @@ def edit_from_post(post):
             edit.update(key=key, value=value, effect=effect or "NoSchedule")
         elif op == "remove_taint":
             edit["key"] = name.split("=")[0].split(":")[0]
-        else:
-            edit.pop("zone", None)
     if op not in ("add_node", "remove_zone"):
         edit.pop("zone", None)
     return edit
+
+
+def keep_typed_text(draft, post):
+    """Store the editor's text first when a quick edit sends it, so what was typed there is not lost."""
+    if "manifests" not in post:
+        return
+    # Browsers may send CRLF line ends; the stored text has LF.
+    manifests = post["manifests"].replace("\r\n", "\n")
+    config = post.get("config", draft.config).replace("\r\n", "\n")
+    if (manifests, config) != (draft.manifests.replace("\r\n", "\n"), draft.config.replace("\r\n", "\n")):
+        drafts.set_text(draft, manifests, config)
 
 
 @login_required
@@ -102,6 +113,7 @@ def edit_from_post(post):
 def draft_edit(request, pk):
     scenario = get_scenario(request, pk, Role.EDITOR)
     draft = drafts.get_or_start(scenario, request.user)
+    keep_typed_text(draft, request.POST)
     edit = edit_from_post(request.POST)
     try:
         drafts.apply(draft, edit)

@@ -1,6 +1,8 @@
-"""Run result dashboard: topology, nodes, pod explanations, nominations and the events timeline."""
+"""Run result dashboard: topology, nodes, pod explanations, nominations and the events timeline.
 
-from django.contrib.auth.decorators import login_required
+Every view here also serves share links, read-only, under /s/<token>/ (see sharing.py).
+"""
+
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 
@@ -8,13 +10,19 @@ from webapp.scenarios import engine
 from webapp.scenarios.models import Run
 
 from . import results
+from .sharing import share_context, shareable, shared_scenario_or_404
 from .views import get_scenario
 
 
-def finished_run(request, run_id):
-    """(run, result) of a run the user may see; 404 for others or while it has no result."""
-    run = get_object_or_404(Run.objects.select_related("revision", "scenario__team", "created_by"), pk=run_id)
-    scenario = get_scenario(request, run.scenario_id)
+def finished_run(request, run_id, token=None):
+    """(run, scenario, result) of a run the user (or the share link) may see; 404 for others or without a result."""
+    runs = Run.objects.select_related("revision", "scenario__team", "created_by")
+    if token is None:
+        run = get_object_or_404(runs, pk=run_id)
+        scenario = get_scenario(request, run.scenario_id)
+    else:
+        scenario = shared_scenario_or_404(token)
+        run = get_object_or_404(runs, scenario=scenario, pk=run_id)
     if run.status != Run.Status.SUCCEEDED or not run.result:
         raise Http404(f"Run {run.pk} has no result yet ({run.status}).")
     return run, scenario, run.result
@@ -51,10 +59,10 @@ def topology_context(run, result, key, step, pod):
     }
 
 
-@login_required
-def run_topology(request, run_id):
-    run, scenario, result = finished_run(request, run_id)
-    context = {"scenario": scenario, **topology_context(
+@shareable
+def run_topology(request, run_id, token=None):
+    run, scenario, result = finished_run(request, run_id, token)
+    context = {"scenario": scenario, **share_context(token), **topology_context(
         run, result, request.GET.get("key", results.ZONE_KEY), int_param(request, "step"),
         request.GET.get("pod") or None)}
     if request.htmx:
@@ -62,50 +70,57 @@ def run_topology(request, run_id):
     return render(request, "front/run_topology.html", context)
 
 
-@login_required
-def run_pod(request, run_id, namespace, name):
-    run, scenario, result = finished_run(request, run_id)
+@shareable
+def run_pod(request, run_id, namespace, name, token=None):
+    run, scenario, result = finished_run(request, run_id, token)
     pod = f"{namespace}/{name}"
     explanation = results.explanation(result, pod)
     if explanation is None:
         raise Http404(f"Pod {pod} is not in run {run.pk}.")
-    return render(request, "front/run_pod.html", {"run": run, "scenario": scenario, "x": explanation,
-                                                   "chip": results.chip(pod, metadata(run))})
+    meta = metadata(run)
+    return render(request, "front/run_pod.html", {
+        "run": run, "scenario": scenario, "x": explanation, "chip": results.chip(pod, meta),
+        "gates": (meta.get(pod) or {}).get("gates") or [], "namespace": namespace, "name": name,
+        **share_context(token)})
 
 
-@login_required
-def run_pod_path(request, run_id, pod):
+@shareable
+def run_pod_path(request, run_id, pod, token=None):
     """The pod page by "namespace/name" (as the result tables print pods)."""
     namespace, _, name = pod.partition("/")
     if not name:
         raise Http404(f"Pod {pod}: expected namespace/name.")
+    if token is not None:
+        shared_scenario_or_404(token)
+        return redirect("shared-run-pod", token=token, run_id=run_id, namespace=namespace, name=name)
     return redirect("run-pod", run_id=run_id, namespace=namespace, name=name)
 
 
-@login_required
-def run_node(request, run_id, name):
-    run, scenario, result = finished_run(request, run_id)
+@shareable
+def run_node(request, run_id, name, token=None):
+    run, scenario, result = finished_run(request, run_id, token)
     node = results.node_view(result, name, metadata(run))
     if node is None:
         raise Http404(f"Node {name} is not in run {run.pk}.")
-    return render(request, "front/run_node.html", {"run": run, "scenario": scenario, "node": node})
+    return render(request, "front/run_node.html", {"run": run, "scenario": scenario, "node": node,
+                                                    **share_context(token)})
 
 
-@login_required
-def run_nodes(request, run_id):
-    run, scenario, result = finished_run(request, run_id)
+@shareable
+def run_nodes(request, run_id, token=None):
+    run, scenario, result = finished_run(request, run_id, token)
     return render(request, "front/run_nodes.html", {"run": run, "scenario": scenario,
-                                                     "nodes": results.nodes_overview(result)})
+                                                     "nodes": results.nodes_overview(result), **share_context(token)})
 
 
-@login_required
-def run_timeline(request, run_id):
-    run, scenario, result = finished_run(request, run_id)
+@shareable
+def run_timeline(request, run_id, token=None):
+    run, scenario, result = finished_run(request, run_id, token)
     tl = results.timeline(result, int_param(request, "step"))
     key = request.GET.get("key", results.ZONE_KEY)
     pod = (tl["cycle"] or {}).get("pod") or "/"
     context = {"run": run, "scenario": scenario, "tl": tl, "tl_ns": pod.split("/", 1)[0], "tl_name": pod.split("/", 1)[1],
-               **topology_context(run, result, key, tl["step"], None)}
+               **share_context(token), **topology_context(run, result, key, tl["step"], None)}
     if request.htmx:
         return render(request, "front/run_timeline.html#timeline-panel", context)
     return render(request, "front/run_timeline.html", context)

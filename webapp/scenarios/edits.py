@@ -13,7 +13,7 @@ import copy
 
 import yaml
 
-from . import engine
+from . import engine, limits
 
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
 ZONE_KEY = "topology.kubernetes.io/zone"
@@ -28,9 +28,12 @@ class EditError(engine.ScenarioInvalid):
 # --- parsing -----------------------------------------------------------------------------
 
 def parse(text):
-    """(objects, shape): the objects of a List or of a multi-document stream."""
+    """(objects, shape): the objects of a List or of a multi-document stream, sharing no list or dict."""
     try:
-        docs = [d for d in yaml.safe_load_all(text or "") if d is not None]
+        limits.check_text(text or "")  # before aliases are expanded below
+        docs = [_unshared(d) for d in yaml.safe_load_all(text or "") if d is not None]
+    except limits.TooLarge as e:
+        raise EditError(str(e)) from e
     except yaml.YAMLError as e:
         raise EditError(f"scenario.yaml is not valid YAML: {e}") from e
     if len(docs) == 1 and isinstance(docs[0], dict) and docs[0].get("kind") == "List":
@@ -38,6 +41,16 @@ def parse(text):
     if not all(isinstance(d, dict) for d in docs):
         raise EditError("scenario.yaml: every document must be a Kubernetes object")
     return docs, ("multi", None)
+
+
+def _unshared(value):
+    """A copy in which a YAML alias (*ref) is its own value: an edit of a workload's template must not
+    also change, through a shared list, the pods that alias it (copy.deepcopy would keep them shared)."""
+    if isinstance(value, dict):
+        return {k: _unshared(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_unshared(v) for v in value]
+    return value
 
 
 def dump(objects, shape):
@@ -157,11 +170,25 @@ def _int(value, name, obj, minimum=None):
     return n
 
 
+# Pod.spec.priority is an int32 (k8s.io/api core/v1 types.go).
+PRIORITY_MIN, PRIORITY_MAX = -(2 ** 31), 2 ** 31 - 1
+
+
+def _qualified_name(value, name, obj):
+    """A label key, taint key or gate name as upstream's IsQualifiedName accepts it."""
+    errors = engine.qualified_name_errors(str(value))
+    if errors:
+        raise EditError(f"{name} {value!r}: {errors[0]}", object=obj, field=name)
+    return str(value)
+
+
 def set_spread(objects, workload, index=0, maxSkew=None, minDomains=None, whenUnsatisfiable=None,
                topologyKey=None):
     """Set fields of topologySpreadConstraints[index] (index == count adds a constraint)."""
     specs = pod_specs(objects, workload)
     index = _int(index, "index", workload, 0)
+    if topologyKey not in (None, ""):
+        _qualified_name(topologyKey, "topologyKey", str(workload))
     for where, spec, holder in specs:
         constraints = spec.setdefault("topologySpreadConstraints", [])
         field = f"spec.topologySpreadConstraints[{index}]"
@@ -192,6 +219,7 @@ def set_spread(objects, workload, index=0, maxSkew=None, minDomains=None, whenUn
 
 
 def remove_spread(objects, workload, index=0):
+    """Remove topologySpreadConstraints[index] of a workload's template and pods (or of one pod)."""
     index = _int(index, "index", workload, 0)
     for where, spec, _ in pod_specs(objects, workload):
         constraints = spec.get("topologySpreadConstraints") or []
@@ -199,6 +227,8 @@ def remove_spread(objects, workload, index=0):
             raise EditError(f"{where} has no spread constraint {index}", object=where,
                             field=f"spec.topologySpreadConstraints[{index}]")
         del constraints[index]
+        if not constraints:
+            spec.pop("topologySpreadConstraints")
     return objects
 
 
@@ -278,12 +308,15 @@ def uncordon(objects, node):
 
 
 EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+# Built into every cluster (pkg/apis/scheduling/types.go), so a pod may name them without a PriorityClass object.
+SYSTEM_CLASSES = {"system-cluster-critical", "system-node-critical"}
 
 
 def add_taint(objects, node, key, value="", effect="NoSchedule"):
     obj = find_node(objects, node)
     if not key:
         raise EditError("a taint needs a key", object=f"Node/{node}", field="spec.taints.key")
+    _qualified_name(key, "spec.taints.key", f"Node/{node}")
     if effect not in EFFECTS:
         raise EditError(f"effect must be one of {', '.join(EFFECTS)}", object=f"Node/{node}",
                         field="spec.taints.effect")
@@ -307,11 +340,22 @@ def remove_taint(objects, node, key, effect=None):
 
 
 def set_priority(objects, target, priority=None, priorityClassName=None):
+    """A pod's or a workload template's priority: a PriorityClass by name, or a plain number.
+
+    A number overrides the class's value (the engine reads spec.priority first) and keeps the class.
+    """
     if priority in (None, "") and priorityClassName in (None, ""):
         raise EditError("give a priority or a priorityClassName", object=str(target), field="priority")
+    classes = {meta(o).get("name") for o in objects if o.get("kind") == "PriorityClass"} | SYSTEM_CLASSES
     for where, spec, _ in pod_specs(objects, target, field="target"):
+        if priorityClassName not in (None, "") and priorityClassName not in classes:
+            raise EditError(f"no PriorityClass named {priorityClassName!r}; the scenario has "
+                            f"{', '.join(sorted(classes))}", object=where, field="spec.priorityClassName")
         if priority not in (None, ""):
-            spec["priority"] = _int(priority, "priority", where)
+            spec["priority"] = _int(priority, "priority", where, PRIORITY_MIN)
+            if spec["priority"] > PRIORITY_MAX:
+                raise EditError(f"priority must be ≤ {PRIORITY_MAX} (an int32), got {spec['priority']}",
+                                object=where, field="priority")
         if priorityClassName not in (None, ""):
             spec["priorityClassName"] = priorityClassName
             if priority in (None, ""):
@@ -322,6 +366,7 @@ def set_priority(objects, target, priority=None, priorityClassName=None):
 def add_gate(objects, target, name):
     if not name:
         raise EditError("a scheduling gate needs a name", object=str(target), field="spec.schedulingGates")
+    _qualified_name(name, "spec.schedulingGates.name", str(target))
     for _, spec, _ in pod_specs(objects, target, field="target"):
         gates = spec.setdefault("schedulingGates", [])
         if not any(g.get("name") == name for g in gates):
@@ -330,7 +375,11 @@ def add_gate(objects, target, name):
 
 
 def remove_gate(objects, target, name=None):
-    for _, spec, _ in pod_specs(objects, target, field="target"):
+    """Remove the named gate (every gate without a name) from a workload's template and pods, or a pod."""
+    specs = pod_specs(objects, target, field="target")
+    if name and not any(g.get("name") == name for _, spec, _ in specs for g in spec.get("schedulingGates") or []):
+        raise EditError(f"{target} has no scheduling gate {name}", object=str(target), field="spec.schedulingGates")
+    for _, spec, _ in specs:
         gates = spec.get("schedulingGates") or []
         spec["schedulingGates"] = [g for g in gates if name and g.get("name") != name]
         if not spec["schedulingGates"]:
@@ -398,37 +447,49 @@ def apply_edits(text, edits, config=""):
 # --- what can be edited --------------------------------------------------------------------
 
 def outline(text):
-    """Workloads (with their spread constraints), nodes, zones, pods — for the quick-edit forms."""
+    """What the quick-edit forms offer: workloads with their spread constraints, pods, nodes, zones,
+    PriorityClasses and the topology keys on nodes."""
     try:
         objects, _ = parse(text)
     except EditError:
-        return {"workloads": [], "nodes": [], "zones": [], "pods": []}
+        return {"workloads": [], "controllers": [], "nodes": [], "zones": [], "pods": [], "priority_classes": [],
+                "node_keys": []}
     workloads = []
     for o in objects:
         if o.get("kind") in WORKLOAD_KINDS:
             spec = (o.get("spec") or {}).get("template", {}).get("spec") or {}
             workloads.append({"ref": ref(o), "replicas": (o.get("spec") or {}).get("replicas"),
-                              "constraints": spec.get("topologySpreadConstraints") or []})
-    owned = set()
-    for o in pods(objects):
-        for r in meta(o).get("ownerReferences") or []:
-            owned.add(id(o))
+                              "constraints": spec.get("topologySpreadConstraints") or [], **_pod_fields(spec)})
+    bare = [p for p in pods(objects) if not meta(p).get("ownerReferences")]
     groups = {}
-    for p in pods(objects):
-        if id(p) in owned:
-            continue
+    for p in bare:
         app = (meta(p).get("labels") or {}).get("app")
         if app:
             groups.setdefault(f"app={app}", p)
+        else:  # a bare pod without an app label is a workload of its own
+            groups[ref(p)] = p
     for key, p in groups.items():
+        spec = p.get("spec") or {}
         workloads.append({"ref": key, "replicas": None,
-                          "constraints": (p.get("spec") or {}).get("topologySpreadConstraints") or []})
+                          "constraints": spec.get("topologySpreadConstraints") or [], **_pod_fields(spec)})
     node_rows = [{"name": meta(n).get("name"), "zone": (meta(n).get("labels") or {}).get(ZONE_KEY, ""),
                   "unschedulable": bool((n.get("spec") or {}).get("unschedulable")),
                   "taints": (n.get("spec") or {}).get("taints") or []} for n in nodes(objects)]
     zones = sorted({n["zone"] for n in node_rows if n["zone"]})
-    return {"workloads": workloads, "nodes": node_rows, "zones": zones,
-            "pods": [ref(p) for p in pods(objects)]}
+    classes = sorted(({"name": meta(o).get("name"), "value": o.get("value"),
+                       "globalDefault": bool(o.get("globalDefault"))}
+                      for o in objects if o.get("kind") == "PriorityClass"), key=lambda c: (c["value"] or 0, c["name"]))
+    node_keys = sorted({k for n in nodes(objects) for k in (meta(n).get("labels") or {})})
+    return {"workloads": workloads, "controllers": [w for w in workloads if w["ref"].split("/")[0] in WORKLOAD_KINDS],
+            "nodes": node_rows, "zones": zones,
+            "pods": [{"ref": ref(p), **_pod_fields(p.get("spec") or {})} for p in pods(objects)],
+            "priority_classes": classes, "node_keys": node_keys}
+
+
+def _pod_fields(spec):
+    """The priority and gates of a pod spec, for the forms' labels."""
+    return {"priority": spec.get("priority"), "priorityClassName": spec.get("priorityClassName") or "",
+            "gates": [g.get("name") for g in spec.get("schedulingGates") or [] if isinstance(g, dict)]}
 
 
 def outline_zones(text, key=ZONE_KEY):

@@ -71,6 +71,13 @@ def explain_node_affinity_update(old, new):
     return explain(old, new)
 
 
+def qualified_name_errors(value):
+    """Upstream IsQualifiedName's messages for a label key, taint key or gate name ([] when valid)."""
+    from scheduler_core.validation.apimachinery import is_qualified_name
+
+    return is_qualified_name(value)
+
+
 def gated_pods(manifests, config=""):
     """[(namespace, name, [gate names])] of the pods the engine holds back, in file order."""
     return [

@@ -14,6 +14,7 @@ class SweepInvalid(edits.EditError):
 
 
 def _values(raw, name):
+    """The values of one axis: a list, or text such as "1,2,3", "1..4" (a range) or "none,3..5"."""
     if isinstance(raw, str):
         raw = [x for x in raw.replace(" ", ",").split(",") if x]
     if not isinstance(raw, list) or not raw:
@@ -23,11 +24,26 @@ def _values(raw, name):
         if str(v).lower() in ("none", "unset", "-") and name == "minDomains":
             out.append(None)
             continue
+        if isinstance(v, str) and ".." in v:
+            out += _range(v, name)
+            continue
         try:
             out.append(int(v))
         except (TypeError, ValueError):
             raise SweepInvalid(f"{name}: {v!r} is not a whole number", object="sweep", field=name)
     return out
+
+
+def _range(text, name):
+    low, _, high = text.partition("..")
+    try:
+        low, high = int(low), int(high)
+    except ValueError:
+        raise SweepInvalid(f"{name}: {text!r} is not a range such as 1..4", object="sweep", field=name)
+    if not low <= high or high - low >= MAX_CELLS:
+        raise SweepInvalid(f"{name}: the range {text} must go up, by at most {MAX_CELLS} values",
+                           object="sweep", field=name)
+    return list(range(low, high + 1))
 
 
 def cells(revision, spec):

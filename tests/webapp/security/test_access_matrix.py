@@ -7,6 +7,7 @@ Each request runs in a savepoint that is rolled back, so deletes don't disturb t
 """
 
 from django.db import transaction
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from webapp.scenarios import drafts, engine, services
@@ -111,6 +112,13 @@ def page_endpoints(self):
     ]
 
 
+def shared_pages(token, run):
+    """Every read-only page a share link opens (the scenario, then the run's dashboard)."""
+    prefix = f"/s/{token}/runs/{run}/"
+    return [f"/s/{token}/", prefix, f"{prefix}topology/", f"{prefix}nodes/", f"{prefix}nodes/node-a/",
+            f"{prefix}pods/default/web-1/", f"{prefix}timeline/"]
+
+
 class AccessMatrixTestCase(BaseTestCase):
     maxDiff = None
 
@@ -205,11 +213,13 @@ class AccessMatrixTestCase(BaseTestCase):
         base = f"/api/shared/{self.share_token}/"
         self.assertEqual(anon.get(base).status_code, 200)
         self.assertEqual(anon.get(f"{base}runs/{self.run_a.pk}/").status_code, 200)
-        self.assertEqual(self.client.get(f"/s/{self.share_token}/").status_code, 200)
-        self.assertEqual(self.client.get(f"/s/{self.share_token}/runs/{self.run_a.pk}/").status_code, 200)
+        pages = shared_pages(self.share_token, self.run_a.pk)
+        for url in pages:
+            self.assertEqual(self.client.get(url).status_code, 200, url)
         for method in ("post", "put", "patch", "delete"):
             self.assertIn(getattr(anon, method)(base, {"manifests": SMALL}, format="json").status_code, (403, 405))
-            self.assertIn(getattr(self.client, method)(f"/s/{self.share_token}/").status_code, (403, 405))
+            for url in pages:
+                self.assertIn(getattr(self.client, method)(url).status_code, (403, 405), f"{method} {url}")
         # The token opens nothing else: not the scenario's own API or pages, not as an API token.
         self.assertIn(anon.get(f"/api/scenarios/{self.scenario.pk}/").status_code, (401, 403))
         anon.credentials(HTTP_AUTHORIZATION=f"Token {self.share_token}")
@@ -217,6 +227,15 @@ class AccessMatrixTestCase(BaseTestCase):
         self.assertEqual(self.client.get(f"/scenarios/{self.scenario.pk}/").status_code, 302)
         # Another scenario's runs are not reachable through this link.
         other = services.create_scenario(team=self.other_team, name="Theirs", manifests=SMALL, author=self.outsider)
-        theirs = Run.objects.create(scenario=other, revision=other.head(), created_by=self.outsider)
+        theirs = Run.objects.create(scenario=other, revision=other.head(), created_by=self.outsider,
+                                    status="succeeded", result=self.run_a.result)
         self.assertEqual(APIClient().get(f"{base}runs/{theirs.pk}/").status_code, 404)
-        self.assertEqual(self.client.get(f"/s/{self.share_token}/runs/{theirs.pk}/").status_code, 404)
+        for url in shared_pages(self.share_token, theirs.pk)[1:]:
+            self.assertEqual(self.client.get(url).status_code, 404, url)
+
+    def test_a_revoked_or_unknown_share_link_opens_nothing(self):
+        self.link.revoked_at = timezone.now()
+        self.link.save()
+        for token in (self.share_token, "not-a-token"):
+            for url in shared_pages(token, self.run_a.pk):
+                self.assertEqual(self.client.get(url).status_code, 404, url)

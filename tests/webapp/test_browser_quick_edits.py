@@ -1,0 +1,53 @@
+"""A real browser uses the draft page's quick edits: priority from a class, remove a spread constraint,
+with text typed into the YAML editor kept; then the draft runs on the real worker."""
+
+import pytest
+
+from webapp.scenarios import services
+from webapp.scenarios.management.commands.load_examples import EXAMPLES_DIR
+from webapp.scenarios.models import Draft, Membership, Team
+
+from .base import make_user
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_it_sets_a_priority_and_removes_a_constraint(page, live_server, celery_worker_proc, artifacts):
+    user = make_user("quick", password="quick-pass-1")
+    team = Team.objects.create(name="demo")
+    Membership.objects.create(team=team, user=user, role="editor")
+    scenario = services.create_scenario(team=team, name="Min domains", author=user,
+                                        manifests=(EXAMPLES_DIR / "min-domains.yaml").read_text())
+
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{live_server.url}/login/")
+    page.get_by_label("Username").fill("quick")
+    page.get_by_label("Password").fill("quick-pass-1")
+    page.get_by_role("button", name="Log in").click()
+    page.goto(f"{live_server.url}/scenarios/{scenario.pk}/draft/")
+
+    # Typed but not stored: the quick edit below must not throw it away.
+    editor = page.get_by_label("Manifests")
+    editor.fill(editor.input_value().replace("instance-type: m5.xlarge", "instance-type: m6i.xlarge", 1))
+
+    priority = page.locator("form", has=page.get_by_role("heading", name="Priority"))
+    priority.get_by_label("Pod or workload").select_option("ReplicaSet/default/api-5b7d9c8f4")
+    priority.get_by_label("PriorityClass").select_option("system-cluster-critical")
+    priority.get_by_role("button", name="Set priority").click()
+    page.get_by_text("Applied set_priority.").wait_for()
+    text = page.get_by_label("Manifests").input_value()
+    assert "priorityClassName: system-cluster-critical" in text
+    assert "instance-type: m6i.xlarge" in text
+
+    page.get_by_role("button", name="Remove constraint 0 of ReplicaSet/default/api-5b7d9c8f4").click()
+    page.get_by_text("Applied remove_spread.").wait_for()
+    assert "topologySpreadConstraints" not in page.get_by_label("Manifests").input_value()
+    assert page.get_by_role("button", name="Remove constraint 0 of ReplicaSet/default/api-5b7d9c8f4").count() == 0
+    assert [e["op"] for e in Draft.objects.get().edits] == ["text", "set_priority", "remove_spread"]
+    assert page.locator("#edit-count").inner_text() == "3 edits"  # the page head follows the swapped body
+    page.screenshot(path=str(artifacts / "quick-edits-1280.png"), full_page=True)
+
+    page.get_by_role("button", name="Run draft").click()
+    page.locator("#draft-diff-summary").wait_for(timeout=60_000)
+    summary = page.locator("#draft-diff-summary").inner_text()
+    assert summary.startswith("4 newly scheduled · 0 newly pending"), summary
