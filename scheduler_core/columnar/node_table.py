@@ -110,6 +110,9 @@ class NodeTable:
         self.n = len(self.nodes)
         self.names: list[str] = [n.name for n in self.nodes]
         self.name_array = np.array(self.names, dtype=object)
+        self.name_rank = np.empty(len(self.names), np.intp)  # position in name order
+        self.name_rank[sorted(range(len(self.names)), key=self.names.__getitem__)] = \
+            np.arange(len(self.names))
         self.index: dict[str, int] = {name: i for i, name in enumerate(self.names)}
         n = self.n
         alloc = [ni.allocatable for ni in self.node_infos]

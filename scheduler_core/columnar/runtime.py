@@ -175,13 +175,27 @@ class FilterResult:
         self.units = units
         self.ok = ok
         self.override: np.ndarray | None = None  # per node: status with nominated pods
+        self._deferred: tuple[np.ndarray, list] | None = None
 
     def with_nominated(self, nodes: Sequence[int], added: Sequence[Sequence[PodInfo]],
                        key=None) -> None:
         """RunFilterPluginsWithNominatedPods for nodes holding nominated pods: a node
-        failing with them added fails with that status. ``key`` names this (nodes, added)
-        while the nominations do not change, so plugins may cache what they derive."""
+        failing with them added fails with that status. Nodes already failing without
+        them stay infeasible either way; their verdict is worked out only if asked for
+        (``statuses``). ``key`` names this (nodes, added) while the nominations do not
+        change, so plugins may cache what they derive."""
         idx = np.asarray(nodes, np.intp)
+        now = self.ok[idx]
+        if now.all():
+            self._with(idx, added, key)
+            return
+        later = np.flatnonzero(~now)
+        self._deferred = (idx[later], [added[k] for k in later])
+        now = np.flatnonzero(now)
+        if len(now):
+            self._with(idx[now], [added[k] for k in now], None)
+
+    def _with(self, idx: np.ndarray, added: Sequence[Sequence[PodInfo]], key) -> None:
         ids = np.zeros(len(idx), np.int32)
         todo = np.arange(len(idx))
         for unit, _ in self.units:
@@ -203,6 +217,9 @@ class FilterResult:
     def statuses(self, idx: np.ndarray) -> np.ndarray:
         """Status ids of nodes idx (0 for passing nodes)."""
         idx = np.asarray(idx, np.intp)
+        if self._deferred is not None and np.isin(idx, self._deferred[0]).any():
+            deferred, self._deferred = self._deferred, None
+            self._with(deferred[0], deferred[1], None)
         out = np.zeros(len(idx), np.int32)
         todo = np.flatnonzero(~self.ok[idx])
         for unit, o in self.units:

@@ -133,13 +133,16 @@ class ColumnarSimulation(Simulation):
         if record.pre_filter_status is not None:
             groups.append((record.pre_filter_status, table.n,
                            table.names[:trace.MAX_NODE_NAMES]))
-        if record.absent is not None:
+        if record.absent is not None and len(record.absent[1]):
             st, idx = record.absent
             groups.append((st, len(idx), table.names_of(idx[:trace.MAX_NODE_NAMES])))
-        if len(record.failed):
-            ids = record.filters.statuses(record.failed)
+        failed = record.failed
+        if record.absent is not None and len(failed):  # a nominated node outside the
+            failed = failed[~np.isin(failed, record.absent[1])]  # PreFilterResult: absent
+        if len(failed):
+            ids = record.filters.statuses(failed)
             for s in np.unique(ids):
-                nodes = np.sort(record.failed[ids == s])
+                nodes = np.sort(failed[ids == s])
                 groups.append((statuses.get(int(s)), len(nodes),
                                table.names_of(nodes[:trace.MAX_NODE_NAMES])))
         passed = table.names_of(np.sort(record.feasible)[:trace.MAX_NODE_NAMES])
@@ -159,10 +162,12 @@ def _scores_json(table, record: ColumnarRecord, chosen: str | None) -> dict:
     feasible = record.feasible
     if chosen is not None and all(names[feasible[k]] != chosen for k in order):
         order += [k for k in range(len(feasible)) if names[feasible[k]] == chosen][:1]
+    per_plugin = [a[order].tolist() for a in arrays]
+    nodes = table.names_of(feasible[order])
     return {"count": len(feasible), "plugins": list(plugins),
-            "nodes": [{"node": names[feasible[k]], "total": int(totals[k]),
-                       "plugins": {p: int(a[k]) for p, a in zip(plugins, arrays)}}
-                      for k in order]}
+            "nodes": [{"node": nodes[j], "total": t,
+                       "plugins": dict(zip(plugins, [p[j] for p in per_plugin]))}
+                      for j, t in enumerate(totals[order].tolist())]}
 
 
 class _SpreadFromColumns:

@@ -226,6 +226,16 @@ def test_the_bench_workload_gives_the_same_result() -> None:
     assert fast["evicted"] and same(fast, ref)
 
 
+@pytest.mark.parametrize("seed, nodes, bound, pending", [
+    pytest.param(1, 1, 0, 1, id="a PreFilterResult naming every node leaves none absent"),
+    pytest.param(1479108632, 17, 22, 34,
+                 id="a nominated node outside the PreFilterResult is explained as absent"),
+])
+def test_regressions_found_by_random_clusters(seed, nodes, bound, pending) -> None:
+    fast, ref = both(scenario(seed, nodes, bound, pending), seed)
+    assert same(fast, ref)
+
+
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 2**31), nodes=st.integers(1, 25), bound=st.integers(0, 40),
        pending=st.integers(1, 40))

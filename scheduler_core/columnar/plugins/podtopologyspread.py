@@ -351,45 +351,59 @@ class PodTopologySpread(ColumnarPlugin):
             out += [self._explain_soft(pod, soft, j, keys) for j in range(len(soft.constraints))]
         return {"constraints": out}
 
+    def _static_part(self, pod: Pod, c: Constraint, keys: tuple[str, ...],
+                     require_all: bool) -> dict:
+        """The constraint header and the nodes not counted: the same for every pod of a
+        template, so built once."""
+        return self.ctx.template(
+            f"pts.explain.{id(c)}.{require_all}",
+            (c, pod.labels, pod.node_selector, pod.affinity, pod.tolerations),
+            lambda: {**ex.constraint_header(c, pod),
+                     **self._not_counted(pod, c, keys, require_all)})
+
     def _explain_hard(self, pod: Pod, h: HardConstraint, keys: tuple[str, ...]) -> dict:
-        dc = h.counter
+        present = h.counter.present_sorted
+        shown = present[:MAX_DOMAINS]
         values = h.column.values
-        present = dc.present_sorted
-        shown = [(values[v], int(h.cnt[v])) for v in present[:MAX_DOMAINS]]
+        items = list(zip([values[v] for v in shown.tolist()], h.cnt[shown].tolist()))
+        static = self._static_part(pod, h.c, keys, True)
         return {
-            **ex.constraint_header(h.c, pod),
-            **_domains(shown, len(present), h.self_match, h.min_match),
+            **{k: v for k, v in static.items() if k not in ("ignored", "ignoredByDomain")},
+            **_domains(items, len(present), h.self_match, h.min_match),
             "globalMinimum": h.min_match,
             "minDomainsForcedZero": h.forced_zero,
-            **self._not_counted(pod, h.c, keys, True),
+            "ignored": static["ignored"], "ignoredByDomain": static["ignoredByDomain"],
         }
 
     def _explain_soft(self, pod: Pod, s: SoftState, j: int, keys: tuple[str, ...]) -> dict:
         sc = s.constraints[j]
         table = self.ctx.table
-        kept = s.idx[~s.ignored]
         if sc.hostname:
-            with_key = kept[~sc.column.missing[kept]]
-            pos = {int(i): k for k, i in enumerate(s.idx)}
-            cnts = s.hostname_counts[j] if s.hostname_counts else sc.matcher.counts[s.idx]
-            items = sorted((table.names[i], int(cnts[pos[int(i)]])) for i in with_key)
+            pos = np.flatnonzero(~s.ignored & ~sc.column.missing[s.idx])
+            nodes = s.idx[pos]
+            cnts = (s.hostname_counts[j] if s.hostname_counts else sc.matcher.counts[s.idx])[pos]
+            order = np.argsort(table.name_rank[nodes], kind="stable")[:MAX_DOMAINS]
+            minimum = int(cnts.min()) if len(cnts) else 0
+            items = list(zip(table.names_of(nodes[order]), cnts[order].tolist()))
+            total = len(nodes)
         else:
             items = sorted(sc.counts().items())
-        minimum = min((n for _, n in items), default=0)
+            minimum = min((n for _, n in items), default=0)
+            total = len(items)
         ign = s.idx[s.ignored]
         groups: dict[str, list[int]] = {}
         for i in ign:
             missing = next(k for k in keys if table.column(k).missing[i])
             groups.setdefault(ex.missing_label_reason(missing), []).append(int(i))
+        static = self._static_part(pod, sc.c, keys, s.require_all)
         return {
-            **ex.constraint_header(sc.c, pod),
-            **_domains(items[:MAX_DOMAINS], len(items), 1 if sc.c.selector.matches(pod.labels)
-                       else 0, minimum),
+            **{k: v for k, v in static.items() if k not in ("ignored", "ignoredByDomain")},
+            **_domains(items[:MAX_DOMAINS], total, static["selfMatch"], minimum),
             "globalMinimum": minimum,
             "topologyNormalizingWeight": sc.weight,
             "ignoredScoredNodes": ex.ignored_json(
                 (r, len(v), table.names_of(sorted(v))) for r, v in groups.items()),
-            **self._not_counted(pod, sc.c, keys, s.require_all),
+            "ignored": static["ignored"], "ignoredByDomain": static["ignoredByDomain"],
         }
 
     def _not_counted(self, pod: Pod, c: Constraint, keys: tuple[str, ...],
