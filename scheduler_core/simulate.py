@@ -7,7 +7,6 @@ without wall-clock time: it stops when the active queue is empty. Ties are broke
 """
 from __future__ import annotations
 
-import dataclasses
 import random
 
 from .framework.cycle_state import CycleState
@@ -16,7 +15,7 @@ from .framework.interface import NominatingInfo
 from .framework.runtime import Framework, HandleData, Nominator
 from .framework.snapshot import Snapshot
 from .framework.types import NodeInfo, PodInfo, QueuedPodInfo, new_pod_info
-from .k8s.types import Pod
+from .k8s.types import Pod, replace_pod
 from .queue import SchedulingQueue
 from .schedule_one import CycleRecord, Scheduler, SchedulingError
 from . import trace
@@ -96,7 +95,8 @@ class Simulation:
                 continue
             if pod.nominated_node_name:
                 self.nominator.add(new_pod_info(pod), pod.nominated_node_name)
-            self.queue.add(QueuedPodInfo(new_pod_info(pod), timestamp=pod.creation_timestamp))
+            # the PodInfo is computed at each attempt (schedule_one); the queue reads the pod
+            self.queue.add(QueuedPodInfo(PodInfo(pod), timestamp=pod.creation_timestamp))
 
     def run(self) -> None:
         """Pop and schedule pods until the queue is empty (with a safety bound on cycles)."""
@@ -188,8 +188,13 @@ class Simulation:
         if not st.is_success():
             self._failure(qpi, pod, st.message(), {st.plugin} if st.plugin else set(), cyc)
             return
-        bound = dataclasses.replace(pod, node_name=host, nominated_node_name="", phase="Running")
-        self._bound(host, self.node_infos[host].add_pod(bound))
+        bound = replace_pod(pod, node_name=host, nominated_node_name="", phase="Running")
+        pi = qpi.pod_info if qpi.pod_info.pod is pod else new_pod_info(pod)
+        pi = PodInfo(bound, pi.required_affinity_terms, pi.required_anti_affinity_terms,
+                     pi.preferred_affinity_terms, pi.preferred_anti_affinity_terms,
+                     pi.requests, pi.non_zero_requests)
+        self.node_infos[host].add_pod_info(pi)
+        self._bound(host, pi)
         self.nominator.delete(pod)
         del self.pending[pod.key]
         self.results[pod.key] = {"pod": pod.key, "outcome": SCHEDULED, "node": host}
@@ -223,7 +228,7 @@ class Simulation:
         cyc.update(result=UNSCHEDULABLE, node=None, message=message)
 
     def _set_nomination(self, pod: Pod, node: str) -> Pod:
-        pod = dataclasses.replace(pod, nominated_node_name=node)
+        pod = replace_pod(pod, nominated_node_name=node)
         self.pending[pod.key] = pod
         self.nominator.add(new_pod_info(pod), node)
         if node:
@@ -244,7 +249,7 @@ class Simulation:
     def _on_clear_nomination(self, pod: Pod) -> None:
         current = self.pending.get(pod.key)
         if current is not None:
-            self.pending[pod.key] = dataclasses.replace(current, nominated_node_name="")
+            self.pending[pod.key] = replace_pod(current, nominated_node_name="")
             if pod.key in self.results and "nominatedNode" in self.results[pod.key]:
                 self.results[pod.key]["nominatedNode"] = None
 

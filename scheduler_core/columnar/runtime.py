@@ -133,18 +133,21 @@ class ColumnarFramework:
             raise ScoreError(_wrap(st, f'running PreScore plugin "{pl.NAME}"', pl.NAME))
         state.skip_score_plugins = skip
         plugins = [pl for pl in self.score_plugins if pl.NAME not in skip]
-        arrays = [pl.normalize(state, pod, pl.score(state, pod, idx)) for pl in plugins]
-        total = np.zeros(len(idx), np.int64)
         weights = self.profile.weights
-        for pl, s in zip(plugins, arrays):
-            bad = (s > MAX_NODE_SCORE) | (s < MIN_NODE_SCORE)
-            if bad.any():
-                v = int(s[np.flatnonzero(bad)[0]])
-                raise ScoreError(Status(Code.Error, (
-                    f'applying score defaultWeights on Score plugins: plugin "{pl.NAME}" '
-                    f"returns an invalid score {v}, it should in the range of "
-                    f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",), pl.NAME))
-            total += s * weights.get(pl.NAME, 1)
+        total = 0
+        arrays: list = []
+        for pl in plugins:
+            # a plugin whose normalized score is the same on every node (no node has the
+            # pod's images, no PreferNoSchedule taint anywhere) answers with one int
+            s = pl.constant_score(state, pod)
+            if s is None:
+                s = pl.normalize(state, pod, pl.score(state, pod, idx))
+                if not pl.SCORES_IN_RANGE:
+                    _check_range(pl.NAME, s)
+            arrays.append(s)
+            total = total + s * weights.get(pl.NAME, 1)
+        if not isinstance(total, np.ndarray):
+            total = np.full(len(idx), total, np.int64)
         return total, [pl.NAME for pl in plugins], arrays
 
     # --- explanations ------------------------------------------------------------------
@@ -165,6 +168,17 @@ class ColumnarFramework:
         return out
 
 
+def _check_range(name: str, s: np.ndarray) -> None:
+    """RunScorePlugins: a normalized score outside 0..100 is an Error status."""
+    bad = (s > MAX_NODE_SCORE) | (s < MIN_NODE_SCORE)
+    if bad.any():
+        v = int(s[np.flatnonzero(bad)[0]])
+        raise ScoreError(Status(Code.Error, (
+            f'applying score defaultWeights on Score plugins: plugin "{name}" '
+            f"returns an invalid score {v}, it should in the range of "
+            f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",), name))
+
+
 class FilterResult:
     """One cycle's Filter verdicts: ``ok`` per node, and the status of any node on demand
     (its first failing plugin). ``with_nominated`` folds in the nominated pods."""
@@ -175,7 +189,7 @@ class FilterResult:
         self.units = units
         self.ok = ok
         self.override: np.ndarray | None = None  # per node: status with nominated pods
-        self._deferred: tuple[np.ndarray, list] | None = None
+        self._deferred: tuple[np.ndarray, list, object] | None = None
 
     def with_nominated(self, nodes: Sequence[int], added: Sequence[Sequence[PodInfo]],
                        key=None) -> None:
@@ -186,14 +200,16 @@ class FilterResult:
         change, so plugins may cache what they derive."""
         idx = np.asarray(nodes, np.intp)
         now = self.ok[idx]
+        if not now.any():
+            self._deferred = (idx, added, key)
+            return
         if now.all():
             self._with(idx, added, key)
             return
         later = np.flatnonzero(~now)
-        self._deferred = (idx[later], [added[k] for k in later])
+        self._deferred = (idx[later], [added[k] for k in later], None)
         now = np.flatnonzero(now)
-        if len(now):
-            self._with(idx[now], [added[k] for k in now], None)
+        self._with(idx[now], [added[k] for k in now], None)
 
     def _with(self, idx: np.ndarray, added: Sequence[Sequence[PodInfo]], key) -> None:
         ids = np.zeros(len(idx), np.int32)
@@ -219,7 +235,7 @@ class FilterResult:
         idx = np.asarray(idx, np.intp)
         if self._deferred is not None and np.isin(idx, self._deferred[0]).any():
             deferred, self._deferred = self._deferred, None
-            self._with(deferred[0], deferred[1], None)
+            self._with(*deferred)
         out = np.zeros(len(idx), np.int32)
         todo = np.flatnonzero(~self.ok[idx])
         for unit, o in self.units:

@@ -25,6 +25,32 @@ from .context import Context
 from .runtime import ColumnarFramework, FilterResult, ScoreError
 
 
+class FailedNodes:
+    """The nodes rejected from nextStartNodeIndex up to where the search stopped: a
+    rotation of ``subset`` cut at ``stop``, materialized on demand."""
+
+    __slots__ = ("subset", "start", "stop", "ok", "_idx")
+
+    def __init__(self, subset: np.ndarray, start: int, stop: int, ok: np.ndarray | None) -> None:
+        self.subset, self.start, self.stop, self.ok = subset, start, stop, ok
+        self._idx: np.ndarray | None = None
+
+    def __contains__(self, node: int) -> bool:
+        """Whether node was evaluated (and so rejected, for a node known to fail)."""
+        where = np.flatnonzero(self.subset == node)
+        return bool(len(where)) and (int(where[0]) - self.start) % len(self.subset) < self.stop
+
+    def indices(self) -> np.ndarray:
+        if self._idx is None:
+            if self.ok is None or self.stop == 0:
+                self._idx = np.zeros(0, np.intp)
+            else:
+                n = len(self.subset)
+                positions = (np.arange(self.stop) + self.start) % n
+                self._idx = self.subset[positions[~self.ok[positions]]]
+        return self._idx
+
+
 @dataclass
 class ColumnarRecord:
     """What one cycle saw, for the explanation: the verdicts as node indices and status
@@ -36,9 +62,16 @@ class ColumnarRecord:
     pre_filter_status: Status | None = None  # PreFilter rejected every node
     absent: tuple[Status, np.ndarray] | None = None  # nodes outside a PreFilterResult
     filters: FilterResult | None = None
-    failed: np.ndarray = field(default_factory=lambda: np.zeros(0, np.intp))
+    failed_of: FailedNodes | None = None  # rejected during the search
+    extra_failed: int | None = None  # the nominated node, rejected before the search
     feasible: np.ndarray = field(default_factory=lambda: np.zeros(0, np.intp))
     scores: tuple[list[str], list[np.ndarray], np.ndarray] | None = None
+
+    @property
+    def failed(self) -> np.ndarray:
+        """Every rejected node, in evaluation order (the nominated one last)."""
+        idx = self.failed_of.indices() if self.failed_of is not None else np.zeros(0, np.intp)
+        return idx if self.extra_failed is None else np.append(idx, self.extra_failed)
 
 
 class ColumnarScheduler:
@@ -50,7 +83,7 @@ class ColumnarScheduler:
         self.nominator = nominator
         self._all = np.arange(ctx.table.n, dtype=np.intp)
         self._nominated_version = -1
-        self._nominated: dict[int, tuple[list[int], list[list[PodInfo]]]] = {}
+        self._nominated: dict[int, tuple[np.ndarray, list[list[PodInfo]]]] = {}
 
     def schedule_pod(self, fwk: ColumnarFramework, state: CycleState, pod: Pod,
                      record: ColumnarRecord) -> ScheduleResult:
@@ -95,16 +128,19 @@ class ColumnarScheduler:
                 f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(unsched))}]",))
             diagnosis.absent_nodes_status = absent
             record.absent = (absent, np.flatnonzero(~inside))
-        feasible, failed = self._pass_filters(fwk, fr, subset)
-        if nominated_failed is not None and not (failed == nominated_failed).any():
-            failed = np.append(failed, nominated_failed)
-        record.failed, record.feasible = failed, feasible
-        processed = len(feasible) + len(failed)
+        feasible, n_failed, failed_of = self._pass_filters(fwk, fr, subset)
+        extra = nominated_failed is not None and nominated_failed not in failed_of
+        if extra:
+            n_failed += 1
+        record.feasible = feasible
+        record.failed_of = failed_of
+        record.extra_failed = nominated_failed if extra else None
+        processed = len(feasible) + n_failed
         record.nodes_evaluated = processed
         sched = self.scheduler
         sched.next_start_node_index = (sched.next_start_node_index + processed) % table.n
         if len(feasible) == 0:
-            self._diagnose(diagnosis, fr, failed)
+            self._diagnose(diagnosis, fr, record.failed)
             raise FitError(pod, table.n, diagnosis)
         if len(feasible) == 1:
             return ScheduleResult(table.names[feasible[0]], processed, 1)
@@ -120,29 +156,31 @@ class ColumnarScheduler:
                               len(feasible))
 
     def _pass_filters(self, fwk: ColumnarFramework, fr: FilterResult | None,
-                      subset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """findNodesThatPassFilters: (feasible, failed) node indices in evaluation order,
-        from nextStartNodeIndex until numFeasibleNodesToFind are feasible."""
+                      subset: np.ndarray) -> tuple[np.ndarray, int, "FailedNodes"]:
+        """findNodesThatPassFilters: the feasible nodes in evaluation order (from
+        nextStartNodeIndex until numFeasibleNodesToFind are feasible), how many nodes
+        were rejected before that point, and which (worked out only if asked for)."""
         n = len(subset)
         to_find = num_feasible_nodes_to_find(self.scheduler._percentage(fwk.ref), n)
         if not fwk.has_score_plugins():
             to_find = 1
-        empty = np.zeros(0, np.intp)
         if n == 0:
-            return empty, empty
+            return np.zeros(0, np.intp), 0, FailedNodes(subset, 0, 0, None)
         start = self.scheduler.next_start_node_index % n
-        order = subset if start == 0 else np.concatenate((subset[start:], subset[:start]))
         if fr is None:
-            return order[:min(to_find, n)], empty
-        feasible_mask = fr.ok[order]
-        pos = np.flatnonzero(feasible_mask)
-        if len(pos) >= to_find:
-            stop = int(pos[to_find - 1]) + 1 if to_find > 0 else 0
-            pos = pos[:to_find]
+            order = np.concatenate((subset[start:], subset[:start]))
+            return order[:min(to_find, n)], 0, FailedNodes(subset, start, 0, None)
+        ok = fr.ok if len(subset) == self.ctx.table.n else fr.ok[subset]
+        pos = np.flatnonzero(ok)  # feasible positions within subset, in subset order
+        k = int(np.searchsorted(pos, start))
+        if len(pos) - k >= to_find:
+            found = pos[k:k + to_find]
         else:
-            stop = n
-        seen = order[:stop]
-        return order[pos], seen[~feasible_mask[:stop]]
+            found = np.concatenate((pos[k:], pos[:min(k, to_find - (len(pos) - k))]))
+        stop = (int(found[-1]) - start) % n + 1 if len(found) >= to_find and to_find else n
+        if to_find == 0:
+            stop = 0
+        return subset[found], stop - len(found), FailedNodes(subset, start, stop, ok)
 
     def _diagnose(self, d: Diagnosis, fr: FilterResult | None, failed: np.ndarray) -> None:
         """The Diagnosis of a cycle without feasible nodes, counted per status: the
@@ -201,8 +239,8 @@ class ColumnarScheduler:
                 if sel and node in index:
                     nodes.append(index[node])
                     added.append(sel)
-            found = (nodes, added)
+            found = (np.array(nodes, np.intp), added)
             if not own:
                 self._nominated[pod.priority] = found
-        if found[0]:
+        if len(found[0]):
             fr.with_nominated(found[0], found[1], None if own else key)

@@ -162,7 +162,8 @@ def _scores_json(table, record: ColumnarRecord, chosen: str | None) -> dict:
     feasible = record.feasible
     if chosen is not None and all(names[feasible[k]] != chosen for k in order):
         order += [k for k in range(len(feasible)) if names[feasible[k]] == chosen][:1]
-    per_plugin = [a[order].tolist() for a in arrays]
+    per_plugin = [a[order].tolist() if isinstance(a, np.ndarray) else [a] * len(order)
+                  for a in arrays]
     nodes = table.names_of(feasible[order])
     return {"count": len(feasible), "plugins": list(plugins),
             "nodes": [{"node": nodes[j], "total": t,

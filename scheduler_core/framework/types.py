@@ -128,11 +128,31 @@ class PodInfo:
     non_zero_requests: Mapping[str, int] = field(default_factory=dict)
 
 
+_NON_ZERO: dict[tuple[int, int, int], tuple[tuple, Mapping[str, int]]] = {}
+
+
+def _non_zero_requests(pod: Pod) -> Mapping[str, int]:
+    """PodRequests with the non-zero defaults, once per (containers, init containers,
+    overhead) object triple: the loader shares them among a workload's pods."""
+    parts = (pod.containers, pod.init_containers, pod.overhead)
+    key = (id(parts[0]), id(parts[1]), id(parts[2]))
+    hit = _NON_ZERO.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], parts)):
+        return hit[1]
+    value = pod_requests(pod.containers, pod.init_containers, pod.overhead, NON_ZERO_DEFAULTS)
+    if len(_NON_ZERO) > 4096:
+        _NON_ZERO.clear()
+    _NON_ZERO[key] = (parts, value)
+    return value
+
+
 def new_pod_info(pod: Pod) -> PodInfo:
     """framework.NewPodInfo."""
     aff = pod.affinity
     pa = aff.pod_affinity if aff else None
     paa = aff.pod_anti_affinity if aff else None
+    if pa is None and paa is None:
+        return PodInfo(pod=pod, requests=pod.requests, non_zero_requests=_non_zero_requests(pod))
     return PodInfo(
         pod=pod,
         required_affinity_terms=tuple(new_affinity_term(pod, t) for t in (pa.required if pa else ())),
@@ -145,8 +165,7 @@ def new_pod_info(pod: Pod) -> PodInfo:
             WeightedAffinityTerm(new_affinity_term(pod, w.pod_affinity_term), w.weight)
             for w in (paa.preferred if paa else ())),
         requests=pod.requests,
-        non_zero_requests=pod_requests(pod.containers, pod.init_containers, pod.overhead,
-                                       NON_ZERO_DEFAULTS),
+        non_zero_requests=_non_zero_requests(pod),
     )
 
 

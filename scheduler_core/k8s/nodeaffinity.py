@@ -219,6 +219,9 @@ class LazyErrorNodeSelector:
         return any(t.match(node.labels, fields) for t in self.terms)
 
 
+_FROM_POD: dict = {}  # (id(nodeSelector), id(affinity)) -> (nodeSelector, affinity, value)
+
+
 @dataclass(frozen=True, slots=True)
 class RequiredNodeAffinity:
     """nodeaffinity.RequiredNodeAffinity: the pod's nodeSelector AND required node affinity."""
@@ -228,7 +231,20 @@ class RequiredNodeAffinity:
 
     @classmethod
     def from_pod(cls, pod: Pod) -> "RequiredNodeAffinity":
-        """GetRequiredNodeAffinity."""
+        """GetRequiredNodeAffinity (compiled once per nodeSelector and affinity object
+        pair: preemption asks again for every pod it moves)."""
+        key = (id(pod.node_selector), id(pod.affinity))
+        hit = _FROM_POD.get(key)
+        if hit is not None and hit[0] is pod.node_selector and hit[1] is pod.affinity:
+            return hit[2]
+        value = cls._from_pod(pod)
+        if len(_FROM_POD) > 4096:
+            _FROM_POD.clear()
+        _FROM_POD[key] = (pod.node_selector, pod.affinity, value)
+        return value
+
+    @classmethod
+    def _from_pod(cls, pod: Pod) -> "RequiredNodeAffinity":
         sel = klabels.selector_from_set(pod.node_selector) if pod.node_selector else None
         na = pod.affinity.node_affinity if pod.affinity else None
         ns = LazyErrorNodeSelector.from_node_selector(na.required) \

@@ -236,6 +236,18 @@ class Pod:
         return f"{self.namespace}/{self.name}"
 
 
+_POD_FIELDS = tuple(Pod.__slots__)
+
+
+def replace_pod(pod: Pod, **changes) -> Pod:
+    """dataclasses.replace for a Pod, without re-running __init__ (the scheduling loop
+    makes one per bind and per nomination)."""
+    new = object.__new__(Pod)
+    for name in _POD_FIELDS:
+        object.__setattr__(new, name, changes[name] if name in changes else getattr(pod, name))
+    return new
+
+
 @dataclass(frozen=True, slots=True)
 class ContainerImage:
     names: tuple[str, ...]

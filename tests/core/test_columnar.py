@@ -236,7 +236,7 @@ def test_regressions_found_by_random_clusters(seed, nodes, bound, pending) -> No
     assert same(fast, ref)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**31), nodes=st.integers(1, 25), bound=st.integers(0, 40),
        pending=st.integers(1, 40))
 def test_columnar_and_reference_agree_on_any_seed(seed, nodes, bound, pending) -> None:

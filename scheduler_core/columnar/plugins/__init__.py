@@ -31,6 +31,9 @@ class ColumnarPlugin:
     """Base: the reference plugin's PreFilter and explain; nominated pods change nothing."""
 
     NAME = ""
+    # normalize() returns 0..100 by construction (the reference plugins' range check is
+    # then skipped; the differential tests hold both paths to the same scores)
+    SCORES_IN_RANGE = True
 
     def __init__(self, ref, ctx: Context) -> None:
         self.ref = ref
@@ -48,6 +51,10 @@ class ColumnarPlugin:
 
     def normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
         return scores
+
+    def constant_score(self, state: CycleState, pod: Pod) -> int | None:
+        """The normalized score when it is the same on every node, else None."""
+        return None
 
     def explain(self, state: CycleState, pod: Pod) -> dict | None:
         fn = getattr(self.ref, "explain", None)

@@ -50,8 +50,17 @@ class ImageLocality(ColumnarPlugin):
             return np.zeros(self.ctx.table.n, np.int64)
         return MAX_NODE_SCORE * (clamped - il.MIN_THRESHOLD) // span
 
-    def score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> np.ndarray:
+    def _template(self, pod: Pod) -> tuple[np.ndarray, int | None]:
+        """(score per node, the score when it is the same on every node)."""
         def compute():
             images = tuple(c.image for c in pod.init_containers + pod.containers)
-            return self._by_pod.get(images, lambda: self._scores(images))
-        return self.ctx.template("il.score", (pod.init_containers, pod.containers), compute)[idx]
+            scores = self._by_pod.get(images, lambda: self._scores(images))
+            same = len(scores) > 0 and bool((scores == scores[0]).all())
+            return scores, int(scores[0]) if same else None
+        return self.ctx.template("il.score", (pod.init_containers, pod.containers), compute)
+
+    def constant_score(self, state: CycleState, pod: Pod) -> int | None:
+        return self._template(pod)[1]
+
+    def score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> np.ndarray:
+        return self._template(pod)[0][idx]

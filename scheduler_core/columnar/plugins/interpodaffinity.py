@@ -31,6 +31,7 @@ def _terms(pod: Pod):
 
 class InterPodAffinity(ColumnarPlugin):
     NAME = INTER_POD_AFFINITY
+    SCORES_IN_RANGE = False  # the reference NormalizeScore
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence):
         pa, paa = _terms(pod)

@@ -37,10 +37,21 @@ class TaintToleration(ColumnarPlugin):
                          lambda i: tt.count_intolerable_taints_prefer_no_schedule(
                              nodes[i].taints, tolerations), np.int64)
 
-    def score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> np.ndarray:
+    def _template(self, state: CycleState, pod: Pod) -> tuple[np.ndarray, bool]:
+        """(untolerated PreferNoSchedule taints per node, whether none anywhere)."""
         tolerations = state.read(tt.PRE_SCORE_STATE_KEY).tolerations_prefer_no_schedule
-        return self.ctx.template("tt.score", (pod.tolerations,), lambda: self._counts.get(
-            tolerations, lambda: self._intolerable(tolerations)))[idx]
+
+        def compute():
+            counts = self._counts.get(tolerations, lambda: self._intolerable(tolerations))
+            return counts, not counts.any()
+        return self.ctx.template("tt.score", (pod.tolerations,), compute)
+
+    def constant_score(self, state: CycleState, pod: Pod) -> int | None:
+        """No node has an untolerated PreferNoSchedule taint: all 100 after reversal."""
+        return 100 if self._template(state, pod)[1] else None
+
+    def score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> np.ndarray:
+        return self._template(state, pod)[0][idx]
 
     def normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
         return default_normalize(scores, reverse=True)
