@@ -9,6 +9,7 @@ Priority admission plugin does (plugin/pkg/admission/priority/admission.go, v1.3
 """
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
@@ -137,7 +138,8 @@ class _Builder:
             raise d0.fail("metadata.name", "Required value: name or generateName is required")
         ns = ""
         if kind in NAMESPACED:
-            ns = d0.str(meta.get("namespace"), "metadata.namespace") or DEFAULT_NAMESPACE
+            ns = sys.intern(d0.str(meta.get("namespace"), "metadata.namespace")
+                            or DEFAULT_NAMESPACE)
             self.namespaces.setdefault(ns, namespace_labels(ns))
         label = f"{kind} {ns}/{name}" if ns else f"{kind} {name}"
         if (kind, ns, name) in self.seen:

@@ -17,7 +17,7 @@ from .framework.types import NodeInfo
 
 MAX_NODE_NAMES = 100  # node names listed per group (the count is always complete)
 MAX_SCORED = 20  # best-scored nodes listed per explanation (plus the chosen one)
-MAX_DOMAINS = 100  # topology domains listed per spread constraint
+MAX_DOMAINS = 50  # topology domains listed per spread constraint
 
 
 def status_json(st: Status) -> dict:

@@ -60,13 +60,14 @@ class Context:
         """compute(), once per distinct ``parts``: the pod fields a computation reads.
 
         Hashing tolerations, affinity or spread constraints by value every cycle would
-        cost more than the cycle's array work, so ``parts`` are matched by identity
-        (strings by value): the loader decodes the pods of one workload into the very
-        same objects (``Decoder.interned``). Equal parts that are distinct objects only
-        compute again; the callers' own caches then match them by value."""
-        key = (name,) + tuple(p if type(p) is str else id(p) for p in parts)
+        cost more than the cycle's array work, so ``parts`` are matched by identity: the
+        loader decodes the pods of one workload into the very same objects
+        (``Decoder.interned``, namespaces interned). The entry keeps ``parts`` alive, so
+        an id in a key can only ever name that object. Equal parts that are distinct
+        objects only compute again; the callers' own caches then match them by value."""
+        key = (name,) + tuple(map(id, parts))
         hit = self._templates.get(key)
-        if hit is not None and all(a is b or type(b) is str for a, b in zip(hit[0], parts)):
+        if hit is not None:
             return hit[1]
         value = compute()
         if len(self._templates) > 65536:

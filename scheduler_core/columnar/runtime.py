@@ -189,7 +189,7 @@ class FilterResult:
         self.units = units
         self.ok = ok
         self.override: np.ndarray | None = None  # per node: status with nominated pods
-        self._deferred: tuple[np.ndarray, list, object] | None = None
+        self._deferred: tuple | None = None  # (nodes, added pods, key, node mask)
 
     def with_nominated(self, nodes: Sequence[int], added: Sequence[Sequence[PodInfo]],
                        key=None) -> None:
@@ -201,15 +201,20 @@ class FilterResult:
         idx = np.asarray(nodes, np.intp)
         now = self.ok[idx]
         if not now.any():
-            self._deferred = (idx, added, key)
+            self._defer(idx, added, key)
             return
         if now.all():
             self._with(idx, added, key)
             return
         later = np.flatnonzero(~now)
-        self._deferred = (idx[later], [added[k] for k in later], None)
+        self._defer(idx[later], [added[k] for k in later], None)
         now = np.flatnonzero(now)
         self._with(idx[now], [added[k] for k in now], None)
+
+    def _defer(self, idx: np.ndarray, added: list, key) -> None:
+        mask = np.zeros(len(self.ok), bool)
+        mask[idx] = True
+        self._deferred = (idx, added, key, mask)
 
     def _with(self, idx: np.ndarray, added: Sequence[Sequence[PodInfo]], key) -> None:
         ids = np.zeros(len(idx), np.int32)
@@ -233,9 +238,9 @@ class FilterResult:
     def statuses(self, idx: np.ndarray) -> np.ndarray:
         """Status ids of nodes idx (0 for passing nodes)."""
         idx = np.asarray(idx, np.intp)
-        if self._deferred is not None and np.isin(idx, self._deferred[0]).any():
+        if self._deferred is not None and self._deferred[3][idx].any():
             deferred, self._deferred = self._deferred, None
-            self._with(*deferred)
+            self._with(*deferred[:3])
         out = np.zeros(len(idx), np.int32)
         todo = np.flatnonzero(~self.ok[idx])
         for unit, o in self.units:

@@ -66,6 +66,7 @@ class ColumnarRecord:
     extra_failed: int | None = None  # the nominated node, rejected before the search
     feasible: np.ndarray = field(default_factory=lambda: np.zeros(0, np.intp))
     scores: tuple[list[str], list[np.ndarray], np.ndarray] | None = None
+    chosen: int = -1  # the selected node's position among feasible
 
     @property
     def failed(self) -> np.ndarray:
@@ -152,8 +153,8 @@ class ColumnarScheduler:
             except ScoreError as err:
                 raise SchedulingError(err.status) from None
             record.scores = (plugins, arrays, totals)
-        return ScheduleResult(table.names[feasible[self._select(totals)]], processed,
-                              len(feasible))
+        record.chosen = self._select(totals)
+        return ScheduleResult(table.names[feasible[record.chosen]], processed, len(feasible))
 
     def _pass_filters(self, fwk: ColumnarFramework, fr: FilterResult | None,
                       subset: np.ndarray) -> tuple[np.ndarray, int, "FailedNodes"]:

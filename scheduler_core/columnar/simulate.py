@@ -141,7 +141,7 @@ class ColumnarSimulation(Simulation):
             failed = failed[~np.isin(failed, record.absent[1])]  # PreFilterResult: absent
         if len(failed):
             ids = record.filters.statuses(failed)
-            for s in np.unique(ids):
+            for s in np.flatnonzero(np.bincount(ids)):
                 nodes = np.sort(failed[ids == s])
                 groups.append((statuses.get(int(s)), len(nodes),
                                table.names_of(nodes[:trace.MAX_NODE_NAMES])))
@@ -157,11 +157,10 @@ def _scores_json(table, record: ColumnarRecord, chosen: str | None) -> dict:
     if record.scores is None:
         return trace.scores_json([], [], None)
     plugins, arrays, totals = record.scores
-    order = np.argsort(-totals, kind="stable")[:trace.MAX_SCORED].tolist()
-    names = table.names
+    order = _best(totals, trace.MAX_SCORED)
     feasible = record.feasible
-    if chosen is not None and all(names[feasible[k]] != chosen for k in order):
-        order += [k for k in range(len(feasible)) if names[feasible[k]] == chosen][:1]
+    if chosen is not None and record.chosen not in order:
+        order.append(record.chosen)
     per_plugin = [a[order].tolist() if isinstance(a, np.ndarray) else [a] * len(order)
                   for a in arrays]
     nodes = table.names_of(feasible[order])
@@ -197,6 +196,17 @@ class _SpreadFromColumns:
             s.critical_paths.append(paths)
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, SUCCESS
+
+
+def _best(totals: np.ndarray, k: int) -> list[int]:
+    """Positions of the k highest totals, ties in position order (a stable sort's first
+    k), without sorting them all."""
+    if len(totals) <= k:
+        return np.argsort(-totals, kind="stable").tolist()
+    kth = np.partition(totals, len(totals) - k)[len(totals) - k]
+    above = np.flatnonzero(totals > kth)
+    chosen = np.concatenate((above, np.flatnonzero(totals == kth)[:k - len(above)]))
+    return chosen[np.lexsort((chosen, -totals[chosen]))].tolist()
 
 
 def _preemption_might_help(fe: FitError) -> bool:

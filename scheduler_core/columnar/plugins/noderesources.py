@@ -116,14 +116,15 @@ class Fit(ColumnarPlugin):
         for bit, (s, b) in enumerate(zip(short, beyond)):
             key |= s.astype(INT) << (bit + 1)
             key |= (s & b).astype(INT)
-        out = np.zeros(len(idx), np.int32)
-        for k in np.unique(key):
+        present = np.flatnonzero(np.bincount(key)) if len(key) else ()
+        lut = np.zeros(int(present[-1]) + 1 if len(present) else 1, np.int32)
+        for k in present:
             if k == 0:
                 continue
             why = tuple(reasons[bit] for bit in range(len(reasons)) if k >> (bit + 1) & 1)
             code = Code.UnschedulableAndUnresolvable if k & 1 else Code.Unschedulable
-            out[key == k] = self.ctx.statuses.intern(Status(code, why, self.NAME))
-        return out
+            lut[k] = self.ctx.statuses.intern(Status(code, why, self.NAME))
+        return lut[key]
 
     # --- PreScore / Score --------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> Status:

@@ -352,28 +352,24 @@ class PodTopologySpread(ColumnarPlugin):
         return {"constraints": out}
 
     def _static_part(self, pod: Pod, c: Constraint, keys: tuple[str, ...],
-                     require_all: bool) -> dict:
-        """The constraint header and the nodes not counted: the same for every pod of a
-        template, so built once."""
+                     require_all: bool) -> tuple[dict, dict]:
+        """(constraint header, nodes not counted): the same for every pod of a template,
+        so built once."""
         return self.ctx.template(
             f"pts.explain.{id(c)}.{require_all}",
             (c, pod.labels, pod.node_selector, pod.affinity, pod.tolerations),
-            lambda: {**ex.constraint_header(c, pod),
-                     **self._not_counted(pod, c, keys, require_all)})
+            lambda: (ex.constraint_header(c, pod),
+                     self._not_counted(pod, c, keys, require_all)))
 
     def _explain_hard(self, pod: Pod, h: HardConstraint, keys: tuple[str, ...]) -> dict:
         present = h.counter.present_sorted
         shown = present[:MAX_DOMAINS]
         values = h.column.values
         items = list(zip([values[v] for v in shown.tolist()], h.cnt[shown].tolist()))
-        static = self._static_part(pod, h.c, keys, True)
-        return {
-            **{k: v for k, v in static.items() if k not in ("ignored", "ignoredByDomain")},
-            **_domains(items, len(present), h.self_match, h.min_match),
-            "globalMinimum": h.min_match,
-            "minDomainsForcedZero": h.forced_zero,
-            "ignored": static["ignored"], "ignoredByDomain": static["ignoredByDomain"],
-        }
+        header, not_counted = self._static_part(pod, h.c, keys, True)
+        return {**header, **_domains(items, len(present), h.self_match, h.min_match),
+                "globalMinimum": h.min_match, "minDomainsForcedZero": h.forced_zero,
+                **not_counted}
 
     def _explain_soft(self, pod: Pod, s: SoftState, j: int, keys: tuple[str, ...]) -> dict:
         sc = s.constraints[j]
@@ -382,7 +378,12 @@ class PodTopologySpread(ColumnarPlugin):
             pos = np.flatnonzero(~s.ignored & ~sc.column.missing[s.idx])
             nodes = s.idx[pos]
             cnts = (s.hostname_counts[j] if s.hostname_counts else sc.matcher.counts[s.idx])[pos]
-            order = np.argsort(table.name_rank[nodes], kind="stable")[:MAX_DOMAINS]
+            ranks = table.name_rank[nodes]
+            if len(ranks) > MAX_DOMAINS:  # the MAX_DOMAINS first names, unsorted
+                first = np.argpartition(ranks, MAX_DOMAINS)[:MAX_DOMAINS]
+                order = first[np.argsort(ranks[first])]
+            else:
+                order = np.argsort(ranks)
             minimum = int(cnts.min()) if len(cnts) else 0
             items = list(zip(table.names_of(nodes[order]), cnts[order].tolist()))
             total = len(nodes)
@@ -395,15 +396,14 @@ class PodTopologySpread(ColumnarPlugin):
         for i in ign:
             missing = next(k for k in keys if table.column(k).missing[i])
             groups.setdefault(ex.missing_label_reason(missing), []).append(int(i))
-        static = self._static_part(pod, sc.c, keys, s.require_all)
+        header, not_counted = self._static_part(pod, sc.c, keys, s.require_all)
         return {
-            **{k: v for k, v in static.items() if k not in ("ignored", "ignoredByDomain")},
-            **_domains(items[:MAX_DOMAINS], total, static["selfMatch"], minimum),
+            **header, **_domains(items[:MAX_DOMAINS], total, header["selfMatch"], minimum),
             "globalMinimum": minimum,
             "topologyNormalizingWeight": sc.weight,
             "ignoredScoredNodes": ex.ignored_json(
                 (r, len(v), table.names_of(sorted(v))) for r, v in groups.items()),
-            "ignored": static["ignored"], "ignoredByDomain": static["ignoredByDomain"],
+            **not_counted,
         }
 
     def _not_counted(self, pod: Pod, c: Constraint, keys: tuple[str, ...],
