@@ -163,7 +163,7 @@ class _Builder:
                      for o, w, ts in self.workloads + self._deployment_replica_sets()]
         pods = self._keep_schedulable(pods)
         ordered = expand_workloads(pods, workloads)
-        final = tuple(replace(p, file_index=i) for i, p in enumerate(ordered))
+        final = tuple(t.replace_pod(p, file_index=i) for i, p in enumerate(ordered))
         return Scenario(
             nodes=tuple(self.nodes), pods=final, services=tuple(self.services),
             workloads=tuple(w for _, w, _ in workloads), priority_classes=dict(self.classes),
@@ -320,7 +320,7 @@ def _resolve_priority(d: Decoder, pod: t.Pod, classes: Mapping[str, t.PriorityCl
         prio = cls.value if cls else 0
     if policy is None:
         policy = cls.preemption_policy if cls else t.PREEMPT_LOWER_PRIORITY
-    return replace(pod, priority=prio, preemption_policy=policy)
+    return t.replace_pod(pod, priority=prio, preemption_policy=policy)
 
 
 def _resolve_template(w: t.Workload, classes: Mapping[str, t.PriorityClass],

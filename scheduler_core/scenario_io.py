@@ -7,11 +7,17 @@ go-yaml's "document contains excessive aliasing" guard that kubectl relies on.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Iterator
 
 import yaml
 
 from .errors import ScenarioError
+
+try:  # a YAML 1.2 parser in Rust: ten times faster than libyaml plus PyYAML's constructor
+    import ryaml as _ryaml
+except ImportError:  # pragma: no cover - it is a dependency; PyYAML alone still works
+    _ryaml = None
 
 try:
     _BASE_LOADER = yaml.CSafeLoader
@@ -56,6 +62,9 @@ def _parse(text: str, filename: str) -> list[Any]:
             if filename.endswith(".json"):
                 raise ScenarioError(filename, "", "", f"invalid JSON: {e.msg} (line {e.lineno}, "
                                     f"column {e.colno})") from None
+    docs = _fast_yaml(text)
+    if docs is not None:
+        return docs
     try:
         docs = list(yaml.load_all(text, Loader=_LOADER))
     except yaml.YAMLError as e:
@@ -63,6 +72,40 @@ def _parse(text: str, filename: str) -> list[Any]:
     for doc in docs:
         _check_aliasing(doc, filename)
     return docs
+
+
+# Where YAML 1.2 (ryaml) and PyYAML's YAML 1.1 (go-yaml v2's, which kubectl uses) read
+# a plain value differently: 1.1 booleans, octal and sexagesimal numbers, underscores,
+# exponents, leading dots, "=" and merge keys. Anchors, aliases and tags too (the
+# alias-bomb check works on PyYAML's shared nodes). A text with any of these goes to
+# PyYAML; what kubectl prints has none. (Keys are not checked: a 1.1 boolean as a map key,
+# "on:", is no Kubernetes field or label key.)
+_YAML11_VALUE = re.compile(r"""
+ (?:[:?-][ \t]+|[\[{,][ \t]*)
+ (?:yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|=|<<
+   |[-+]?(?:0[0-9_]+(?:\.[0-9_]*)?|[0-9.][0-9._]*_[0-9._]*|0[oO][0-7_]+
+            |[0-9]*\.?[0-9_]*[eE][-+]?[0-9]+|[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?
+            |\.[0-9]+))
+ (?=[ \t]*(?:$|\#|,|\]|}|:(?:[ \t]|$)))
+""", re.MULTILINE | re.VERBOSE)
+_NODE_PROPERTIES = re.compile(r"(?:^|[\s\[{,:])[&*!][^\s,\]}]", re.MULTILINE)
+
+
+def _fast_yaml(text: str) -> list[Any] | None:
+    """The documents via ryaml when the text reads the same in YAML 1.1; None when it
+    might not, or when ryaml refuses it (PyYAML then decides and words the error)."""
+    if _ryaml is None:
+        return None
+    if ("&" in text or "*" in text or "!" in text) and _NODE_PROPERTIES.search(text):
+        return None
+    if "<<" in text:  # a merge key, perhaps
+        return None
+    if _YAML11_VALUE.search(text):
+        return None
+    try:
+        return _ryaml.loads_all(text)
+    except Exception:  # noqa: BLE001 - any doubt goes to the PyYAML path
+        return None
 
 
 def _yaml_message(e: yaml.YAMLError) -> str:

@@ -407,11 +407,18 @@ def _required_ok(w: Workload, labels: dict) -> bool:
     return True
 
 
+class _NoAliasDumper(_Dumper):  # type: ignore[valid-type, misc]
+    """kubectl never writes anchors: shared dicts are written out in full."""
+
+    def ignore_aliases(self, data) -> bool:
+        return True
+
+
 def to_yaml(objects: list[dict]) -> str:
     """A ``kind: List`` as kubectl prints it, through libyaml's emitter when present."""
     doc = {"apiVersion": "v1", "kind": "List", "items": objects,
            "metadata": {"resourceVersion": ""}}
-    return yaml.dump(doc, Dumper=_Dumper, default_flow_style=False, sort_keys=False,
+    return yaml.dump(doc, Dumper=_NoAliasDumper, default_flow_style=False, sort_keys=False,
                      width=1000)
 
 

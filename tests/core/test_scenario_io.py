@@ -1,0 +1,56 @@
+"""Reading manifest text: the fast YAML path (ryaml) and PyYAML's YAML 1.1 must agree.
+
+ryaml reads YAML 1.2; kubectl (go-yaml v2) and PyYAML read YAML 1.1. Texts in which a
+plain value would read differently go to PyYAML, so every manifest means what kubectl
+would make of it; what kubectl prints takes the fast path.
+"""
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from scheduler_core import ScenarioError, load_scenario
+from scheduler_core.scenario_io import _LOADER, _fast_yaml, read_documents
+from tests.bench.generate import generate, to_yaml
+
+POD = """apiVersion: v1
+kind: Pod
+metadata: {{name: p, labels: {{app: {value}}}}}
+spec: {{containers: [{{name: c}}]}}
+"""
+
+
+@pytest.mark.parametrize("value", [
+    "yes", "No", "on", "OFF", "0777", "1_000", "0o17", "1e3", "1:20", "-.5",
+])
+def test_a_yaml_1_1_value_is_read_as_kubectl_reads_it(value) -> None:
+    text = f"a: {value}\nb: [x, {value}]\n"
+    assert _fast_yaml(text) is None
+    assert list(read_documents(f"kind: X\n{text}", "t.yaml")) == \
+        list(yaml.load_all(f"kind: X\n{text}", Loader=_LOADER))
+
+
+def test_an_unquoted_yes_label_is_refused_as_a_boolean() -> None:
+    with pytest.raises(ScenarioError, match="metadata.labels.app: must be a string, not a boolean"):
+        load_scenario(POD.format(value="yes"))
+
+
+@pytest.mark.parametrize("text", [
+    "a: &x 1\nb: *x\n", "a: !!str 5\n", "<<: {a: 1}\n", "a: 1\na: 2\n",
+    "x: 123456789012345678901234567890\n",
+], ids=["anchors", "tags", "merge key", "duplicate key", "big integer"])
+def test_anchors_tags_and_what_ryaml_refuses_take_the_pyyaml_path(text) -> None:
+    assert _fast_yaml(text) is None
+
+
+def test_a_kubectl_dump_takes_the_fast_path_and_reads_the_same() -> None:
+    text = to_yaml(generate("30x60", seed=2).objects)
+    fast = _fast_yaml(text)
+    assert fast is not None
+    assert fast == list(yaml.load_all(text, Loader=_LOADER))
+    assert load_scenario(text).pods  # and the scenario loads
+
+
+def test_a_bare_equals_sign_is_the_yaml_1_1_error_it_always_was() -> None:
+    with pytest.raises(ScenarioError, match="could not determine a constructor"):
+        load_scenario(POD.format(value="="))
