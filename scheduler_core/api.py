@@ -21,9 +21,10 @@ from .simulate import simulate as _simulate
 __all__ = ["run_filter", "run_score", "simulate"]
 
 
-def simulate(scenario, seed: int = 0, detail: bool = True, fast: bool = True) -> dict:
-    """Run the whole scheduling loop (see ``simulate.py``); ``fast=False`` forces the
-    reference path."""
+def simulate(scenario, seed: int = 0, detail=True, fast: bool = True) -> dict:
+    """Run the whole scheduling loop (see ``simulate.py``): ``detail`` True, False,
+    "failed" or pod keys says which pods' latest cycles are explained; ``fast=False``
+    forces the reference path."""
     return _simulate(scenario, seed=seed, detail=detail, fast=fast)
 
 

@@ -19,6 +19,8 @@ from .k8s.types import Pod, replace_pod
 from .queue import SchedulingQueue
 from .schedule_one import CycleRecord, Scheduler, SchedulingError
 from . import trace
+from .plugins.defaultpreemption.default_preemption import STATE_KEY as PREEMPTION_KEY
+from .plugins.defaultpreemption.explain import trace_to_json
 
 SCHEDULED, UNSCHEDULABLE, GATED = "Scheduled", "Unschedulable", "Gated"
 
@@ -49,7 +51,7 @@ def _image_states(infos: dict[str, NodeInfo]) -> None:
 class Simulation:
     """State of one run: the cluster, the queue, nominations, events and results."""
 
-    def __init__(self, scenario, seed: int = 0, detail: bool = True, fast: bool = True) -> None:
+    def __init__(self, scenario, seed: int = 0, detail=True, fast: bool = True) -> None:
         self.scenario = scenario
         self.detail = detail
         self.rng = random.Random(seed)
@@ -72,6 +74,8 @@ class Simulation:
         self.cycles: list[dict] = []
         self.explanations: dict[str, dict] = {}  # pod key -> its latest cycle, explained
         self.preemptions: dict[str, dict] = {}  # pod key -> its latest preemption attempt
+        if isinstance(detail, (list, tuple, set, frozenset)):
+            self.detail = frozenset(detail)
         self.node_index = {name: i for i, name in enumerate(self.node_infos)}
         self.cycle = 0
         self._evictions: list[tuple[Pod, Pod, str]] = []
@@ -136,10 +140,33 @@ class Simulation:
             self._bind(fwk, state, qpi, pod, result.suggested_host, cyc)
         cyc.update(trace.cycle_json(record.nominated_node_tried, record.nominated_node_fit,
                                     record.nodes_evaluated))
-        if self.detail:
+        if self._explains(pod, cyc, state):
             self.explanations[pod.key] = self._explain(fwk, state, pod, record, cyc)
         self.cycles.append(cyc)
         self._apply_evictions()
+
+    def _explains(self, pod: Pod, cyc: dict, state: CycleState) -> bool:
+        """Whether this cycle is explained (``detail``: True, False, "failed" or a
+        collection of pod keys); a preemption attempt is always kept when detail is on.
+        With "failed", a pod scheduled after failing loses its failure's explanation
+        (an explanation is always of the pod's latest cycle)."""
+        detail = self.detail
+        if not detail:
+            return False
+        try:
+            attempt = state.read(PREEMPTION_KEY)
+        except KeyError:
+            attempt = None
+        if attempt is not None:
+            self.preemptions[pod.key] = {"cycle": self.cycle, **trace_to_json(attempt)}
+        if detail is True:
+            return True
+        if detail == "failed":
+            if cyc.get("result") != SCHEDULED:
+                return True
+            self.explanations.pop(pod.key, None)
+            return False
+        return pod.key in detail
 
     def _explain(self, fwk: Framework, state: CycleState, pod: Pod, record: CycleRecord,
                  cyc: dict) -> dict:
@@ -159,17 +186,9 @@ class Simulation:
         rows = [(s.name, s.total, list(s.plugins.values())) for s in record.scores.values()]
         plugins = list(next(iter(record.scores.values())).plugins) if record.scores else []
         chosen = cyc.get("node") if cyc.get("result") == SCHEDULED else None
-        return self._with_preemption(pod, trace.explanation_json(
+        return trace.explanation_json(
             cyc, len(self.node_infos), len(passed), rejected, passed,
-            trace.scores_json(plugins, rows, chosen), fwk.explain(state, pod)))
-
-    def _with_preemption(self, pod: Pod, explanation: dict) -> dict:
-        """Keep the pod's latest preemption attempt with every later explanation."""
-        attempt = explanation["plugins"].get("DefaultPreemption")
-        if attempt is not None:
-            self.preemptions[pod.key] = {"cycle": explanation["cycle"], **attempt}
-        explanation["preemption"] = self.preemptions.get(pod.key)
-        return explanation
+            trace.scores_json(plugins, rows, chosen), fwk.explain(state, pod))
 
     def _skip_deleting(self, pod: Pod) -> None:
         """skipPodSchedule: a terminating pending pod is never scheduled."""
@@ -294,6 +313,8 @@ class Simulation:
                "cycles": self.cycles}
         if self.detail:
             out["explanations"] = self.explanations
+            out["preemptions"] = self.preemptions
+        out["spreadConstraints"] = trace.spread_constraints_json(self.scenario.pods)
         out["nodes"] = trace.nodes_json(self.node_infos.values())
         out["warnings"] = self.warnings
         return out
@@ -304,10 +325,14 @@ def _go_quote(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def simulate(scenario, seed: int = 0, detail: bool = True, fast: bool = True) -> dict:
+def simulate(scenario, seed: int = 0, detail=True, fast: bool = True) -> dict:
     """Run the whole scheduling loop over a Scenario; JSON-ready result. By default the
     cycles run over node arrays (``columnar/``); ``fast=False`` forces the reference path,
-    every plugin node by node as upstream. Results are equal."""
+    every plugin node by node as upstream. Results are equal.
+
+    ``detail``: which pods get an explanation of their latest cycle ("explanations",
+    plus "preemptions"): True every pod, "failed" the pods whose latest cycle failed, a
+    collection of pod keys those pods, False none."""
     sim = _columnar(scenario, seed, detail) if fast else None
     if sim is None:
         sim = Simulation(scenario, seed, detail, fast)
@@ -316,11 +341,15 @@ def simulate(scenario, seed: int = 0, detail: bool = True, fast: bool = True) ->
     return sim.result()
 
 
-def _columnar(scenario, seed: int, detail: bool) -> Simulation | None:
+def _columnar(scenario, seed: int, detail) -> Simulation | None:
     """The columnar simulation, or None for a profile it cannot run."""
-    from .columnar.runtime import Unsupported
-    from .columnar.simulate import ColumnarSimulation
     try:
         return ColumnarSimulation(scenario, seed, detail)
     except Unsupported:
         return None
+
+
+# Imported last: the columnar simulation subclasses Simulation (loaded with this module,
+# not on the first call, so no run pays for the imports).
+from .columnar.runtime import Unsupported  # noqa: E402
+from .columnar.simulate import ColumnarSimulation  # noqa: E402

@@ -14,6 +14,8 @@ from typing import Iterable, Sequence
 
 from .framework.interface import Status
 from .framework.types import NodeInfo
+from .k8s import labels as klabels
+from .k8s.types import Pod
 
 MAX_NODE_NAMES = 100  # node names listed per group (the count is always complete)
 MAX_SCORED = 20  # best-scored nodes listed per explanation (plus the chosen one)
@@ -61,6 +63,26 @@ def explanation_json(cycle: dict, num_nodes: int, feasible: int,
             "nodes": num_nodes, "evaluated": cycle.get("nodesEvaluated", 0),
             "feasible": feasible, "rejected": rejected,
             "passed": list(passed[:MAX_NODE_NAMES]), "scores": scores, "plugins": plugins}
+
+
+def spread_constraints_json(pods: Iterable[Pod]) -> list[dict]:
+    """The distinct topology spread constraints the pods carry in their specs (namespace,
+    key, selector as text, maxSkew, whenUnsatisfiable), in first-seen order: what a
+    dashboard needs to count skew in any placement, explanations or not."""
+    seen: dict[tuple, dict] = {}
+    by_object: set[int] = set()
+    for pod in pods:
+        tscs = pod.topology_spread_constraints
+        if not tscs or id(tscs) in by_object:
+            continue
+        by_object.add(id(tscs))  # the loader shares one object among a workload's pods
+        for c in tscs:
+            selector = str(klabels.selector_from_label_selector(c.label_selector))
+            entry = {"namespace": pod.namespace, "topologyKey": c.topology_key,
+                     "selector": selector, "maxSkew": c.max_skew,
+                     "whenUnsatisfiable": c.when_unsatisfiable}
+            seen.setdefault(tuple(entry.values()), entry)
+    return list(seen.values())
 
 
 def node_summary(ni: NodeInfo) -> dict:

@@ -9,8 +9,6 @@ nodes in the same order and draw the same random numbers. Every node is filtered
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from ..framework.cycle_state import CycleState
@@ -23,6 +21,10 @@ from ..schedule_one import (ScheduleResult, Scheduler, SchedulingError, _add_plu
                             num_feasible_nodes_to_find)
 from .context import Context
 from .runtime import ColumnarFramework, FilterResult, ScoreError
+
+
+_EMPTY = np.zeros(0, np.intp)
+_EMPTY.flags.writeable = False
 
 
 class FailedNodes:
@@ -51,22 +53,26 @@ class FailedNodes:
         return self._idx
 
 
-@dataclass
 class ColumnarRecord:
     """What one cycle saw, for the explanation: the verdicts as node indices and status
     ids, the feasible nodes in evaluation order, their scores."""
 
-    nominated_node_tried: str = ""
-    nominated_node_fit: bool | None = None
-    nodes_evaluated: int = 0
-    pre_filter_status: Status | None = None  # PreFilter rejected every node
-    absent: tuple[Status, np.ndarray] | None = None  # nodes outside a PreFilterResult
-    filters: FilterResult | None = None
-    failed_of: FailedNodes | None = None  # rejected during the search
-    extra_failed: int | None = None  # the nominated node, rejected before the search
-    feasible: np.ndarray = field(default_factory=lambda: np.zeros(0, np.intp))
-    scores: tuple[list[str], list[np.ndarray], np.ndarray] | None = None
-    chosen: int = -1  # the selected node's position among feasible
+    __slots__ = ("nominated_node_tried", "nominated_node_fit", "nodes_evaluated",
+                 "pre_filter_status", "absent", "filters", "failed_of", "extra_failed",
+                 "feasible", "scores", "chosen")
+
+    def __init__(self) -> None:
+        self.nominated_node_tried = ""
+        self.nominated_node_fit: bool | None = None
+        self.nodes_evaluated = 0
+        self.pre_filter_status: Status | None = None  # PreFilter rejected every node
+        self.absent: tuple[Status, np.ndarray] | None = None  # outside a PreFilterResult
+        self.filters: FilterResult | None = None
+        self.failed_of: FailedNodes | None = None  # rejected during the search
+        self.extra_failed: int | None = None  # the nominated node, rejected before it
+        self.feasible: np.ndarray = _EMPTY
+        self.scores: tuple[list[str], list, np.ndarray] | None = None
+        self.chosen = -1  # the selected node's position among feasible
 
     @property
     def failed(self) -> np.ndarray:

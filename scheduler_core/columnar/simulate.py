@@ -33,7 +33,7 @@ class ColumnarSimulation(Simulation):
     """Simulation whose cycles run over a Context (raises runtime.Unsupported for a
     profile with a plugin the columnar path lacks)."""
 
-    def __init__(self, scenario, seed: int = 0, detail: bool = True) -> None:
+    def __init__(self, scenario, seed: int = 0, detail=True) -> None:
         super().__init__(scenario, seed, detail, fast=True)
         self.ctx = Context(list(self.node_infos.values()))
         self.columnar = {name: ColumnarFramework(fwk, self.ctx)
@@ -68,7 +68,7 @@ class ColumnarSimulation(Simulation):
             self._bind(fwk, state, qpi, pod, result.suggested_host, cyc)
         cyc.update(trace.cycle_json(record.nominated_node_tried, record.nominated_node_fit,
                                     record.nodes_evaluated))
-        if self.detail:
+        if self._explains(pod, cyc, state):
             self.explanations[pod.key] = self._explain_columnar(cfwk, state, pod, record, cyc)
         self.cycles.append(cyc)
         self._apply_evictions()
@@ -147,9 +147,9 @@ class ColumnarSimulation(Simulation):
                                table.names_of(nodes[:trace.MAX_NODE_NAMES])))
         passed = table.names_of(np.sort(record.feasible)[:trace.MAX_NODE_NAMES])
         chosen = cyc.get("node") if cyc.get("result") == SCHEDULED else None
-        return self._with_preemption(pod, trace.explanation_json(
+        return trace.explanation_json(
             cyc, table.n, len(record.feasible), trace.rejected_json(groups), passed,
-            _scores_json(table, record, chosen), cfwk.explain(state, pod)))
+            _scores_json(table, record, chosen), cfwk.explain(state, pod))
 
 
 def _scores_json(table, record: ColumnarRecord, chosen: str | None) -> dict:

@@ -247,3 +247,11 @@ def test_columnar_and_reference_agree_on_any_seed(seed, nodes, bound, pending) -
 def test_without_detail_the_results_agree_and_carry_no_explanations() -> None:
     fast, ref = both(scenario(19, 40, 40, 60), 19, detail=False)
     assert same(fast, ref) and "explanations" not in fast
+
+
+@pytest.mark.parametrize("detail", ["failed", ("default/p90", "team/p95", "default/p99")])
+def test_columnar_and_reference_agree_on_partial_detail(detail) -> None:
+    s = load_scenario(scenario(13, 12, 50, 90), filename="gen.yaml")
+    fast = simulate(s, seed=13, detail=detail, fast=True)
+    assert fast["explanations"] and fast["preemptions"]
+    assert same(fast, simulate(s, seed=13, detail=detail, fast=False))

@@ -167,3 +167,25 @@ def test_no_nodes_is_an_error_that_clears_the_nomination() -> None:
     assert r["pods"] == [{"pod": "default/p", "outcome": "Unschedulable", "node": None,
                           "nominatedNode": None,
                           "message": "no nodes available to schedule pods"}]
+
+
+def test_detail_failed_explains_only_the_pods_left_pending() -> None:
+    s = load_scenario(node("n1", cpu="1") + pod("big", cpu="2") + pod("small", priority=5))
+    r = simulate(s, detail="failed")
+    assert list(r["explanations"]) == ["default/big"]
+    assert r["explanations"]["default/big"]["rejected"][0]["reasons"] == ["Insufficient cpu"]
+
+
+def test_detail_names_the_pods_to_explain() -> None:
+    s = load_scenario(node("n1", cpu="1") + pod("big", cpu="2") + pod("small", priority=5))
+    r = simulate(s, detail=["default/small"])
+    assert list(r["explanations"]) == ["default/small"]
+    assert r["explanations"]["default/small"]["result"] == "Scheduled"
+
+
+def test_a_preemption_is_kept_after_the_preemptor_lands() -> None:
+    s = load_scenario(node("n1", cpu="1") + pod("low", cpu="1", node_name="n1")
+                      + pod("hi", cpu="1", priority=100))
+    r = simulate(s, detail="failed")
+    assert "default/hi" not in r["explanations"]  # its latest cycle scheduled it
+    assert (r["preemptions"]["default/hi"]["chosen"], r["evicted"]) == ("n1", ["default/low"])

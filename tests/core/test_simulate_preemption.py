@@ -72,7 +72,7 @@ def cycles_of(result: dict, key: str) -> list[dict]:
 
 def preemption(result: dict, key: str) -> dict:
     """The pod's latest preemption attempt, as its explanation keeps it."""
-    return result["explanations"][f"default/{key}"]["preemption"]
+    return result["preemptions"][f"default/{key}"]
 
 
 def reasons(result: dict) -> list[tuple[str, str, str | None]]:

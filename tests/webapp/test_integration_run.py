@@ -94,3 +94,28 @@ def test_it_records_a_failed_run_with_a_readable_error(live_server, celery_worke
     assert "Pod default/p" in run["error"] and "maxSkew" in run["error"]
     assert "Traceback" not in run["error"]
     assert Run.objects.get(pk=run["id"]).revision == revision
+
+
+def test_it_explains_a_scheduled_pod_on_demand_on_a_real_worker(live_server, celery_worker_proc, token):
+    """Runs keep explanations for pending pods only; asking for a scheduled pod's queues a
+    worker that simulates the run again, and the API answers 202 until it is there."""
+    manifests = (EXAMPLES_DIR / "min-domains.yaml").read_bytes()
+    _, _, scenario = call("POST", f"{live_server.url}/api/scenarios/?team=sre&name=minDomains",
+                          manifests, token=token, content_type="application/yaml")
+    _, _, run = call("POST", scenario["links"]["runs"], {"seed": 0}, token=token)
+    run = wait_for_run(run["url"], token)
+    explained = run["result"]["explanations"]
+    pending = [p["pod"] for p in run["result"]["pods"] if p["outcome"] == "Unschedulable"]
+    placed = [p["pod"] for p in run["result"]["pods"] if p["outcome"] == "Scheduled"]
+    assert sorted(explained) == sorted(pending)
+
+    url = f"{live_server.url}/api/runs/{run['id']}/pods/{placed[0]}/"
+    status, _, body = call("GET", url, token=token)
+    assert (status, body["status"]) == (202, "queued") and body["outcome"] == "Scheduled"
+    deadline = time.monotonic() + 60
+    while status == 202 and time.monotonic() < deadline:
+        time.sleep(0.2)
+        status, _, body = call("GET", url, token=token)
+    assert (status, body["status"]) == (200, "ready")
+    assert body["node"] and body["scores"] and not body["filter_partial"]
+    assert any(row["passed"] for row in body["filter"])

@@ -7,7 +7,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from webapp.front import results
-from webapp.scenarios import engine
+from webapp.scenarios import engine, explanations
 from webapp.scenarios.models import Run, Scenario
 
 
@@ -55,10 +55,15 @@ class RunTopologyView(ResultView):
         keys = results.topology_keys(result)
         if keys and key not in keys:
             raise exceptions.ValidationError({"key": [f"No node has the label {key!r}; try one of: {', '.join(keys)}."]})
-        view = results.topology(result, key, meta=metadata(run), step=step_param(request))
-        pod, cycle, constraints = results.spread_constraints(result, request.query_params.get("pod") or None)
+        meta = metadata(run)
+        view = results.topology(result, key, meta=meta, step=step_param(request))
+        wanted = request.query_params.get("pod") or results.default_spread_pod(result, meta)
+        state = explanations.READY
+        if wanted:
+            result, state, _ = explanations.with_explanation(run, result, wanted)
+        pod, cycle, constraints = results.spread_constraints(result, wanted)
         return Response({**view, "keys": keys, "spread": {
-            "pod": pod, "cycle": cycle and cycle.get("cycle"),
+            "pod": pod or wanted, "cycle": cycle and cycle.get("cycle"), "status": state,
             "constraints": [results.spread_view(c, result) for c in constraints]}})
 
 
@@ -68,10 +73,18 @@ class RunPodView(ResultView):
     @extend_schema(responses=OpenApiTypes.OBJECT, operation_id="runs_pod_explanation_retrieve")
     def get(self, request, run_id, namespace, name):
         run, result = finished_run(request, run_id)
-        explanation = results.explanation(result, f"{namespace}/{name}")
-        if explanation is None:
-            raise exceptions.NotFound(f"Pod {namespace}/{name} is not in run {run_id}.")
-        return Response(explanation)
+        pod = f"{namespace}/{name}"
+        if results.explanation(result, pod) is None:
+            raise exceptions.NotFound(f"Pod {pod} is not in run {run_id}.")
+        result, state, error = explanations.with_explanation(run, result, pod)
+        if state == Run.Status.FAILED:
+            raise exceptions.APIException(f"The explanation of {pod} could not be computed: {error}")
+        if state != explanations.READY:
+            # the run kept explanations for its pending pods only: a worker is computing this one
+            return Response({**results.explanation(result, pod), "status": state,
+                             "detail": "The explanation is being computed; ask again in a moment."},
+                            status=202)
+        return Response({**results.explanation(result, pod), "status": state})
 
 
 class RunNodeView(ResultView):

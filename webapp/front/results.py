@@ -143,6 +143,32 @@ def spread_pods(result):
     return sorted(p for p, e in explanations(result).items() if spread_of(e).get("constraints"))
 
 
+def spread_candidates(result, meta=None, limit=200):
+    """Pods to show spread constraints for: those with an explanation that has them, then
+    the latest attempted pod of each workload whose spec has some (explained on demand)."""
+    pods = spread_pods(result)
+    seen = {workload_of(p, meta) for p in pods}
+    for c in reversed(cycles(result)):
+        pod = c.get("pod")
+        info = (meta or {}).get(pod) or {}
+        if pod and info.get("spread") and workload_of(pod, meta) not in seen:
+            seen.add(workload_of(pod, meta))
+            pods.append(pod)
+    return pods[:limit]
+
+
+def default_spread_pod(result, meta=None):
+    """The pod whose constraints the topology shows by default: a pending pod with an
+    explanation, else the latest attempted pod whose spec has spread constraints."""
+    pod, _, constraints = spread_constraints(result)
+    if constraints:
+        return pod
+    for c in reversed(cycles(result)):
+        if ((meta or {}).get(c.get("pod")) or {}).get("spread"):
+            return c.get("pod")
+    return None
+
+
 def spread_constraints(result, pod=None):
     """(pod, explanation, constraints) of the pod's latest cycle with a PodTopologySpread explain.
 
@@ -317,7 +343,7 @@ def _victims(candidate):
 
 def nomination(result, pod):
     """The pod's latest preemption: nominated node, victims, that node's pods before and after."""
-    attempt = (explanations(result).get(pod) or {}).get("preemption") or {}
+    attempt = ((result or {}).get("preemptions") or {}).get(pod) or {}
     node = attempt.get("chosen")
     if not node:
         return None

@@ -6,7 +6,7 @@ Every view here also serves share links, read-only, under /s/<token>/ (see shari
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 
-from webapp.scenarios import engine
+from webapp.scenarios import engine, explanations
 from webapp.scenarios.models import Run
 
 from . import results
@@ -41,20 +41,28 @@ def int_param(request, name):
     return int(raw) if raw.isdigit() else None
 
 
-def topology_context(run, result, key, step, pod):
+def topology_context(run, result, key, step, pod, explain=True):
+    """The topology view; with ``explain``, the shown pod's spread constraints are
+    computed on demand when the run did not keep them."""
     meta = metadata(run)
     keys = results.topology_keys(result)
     if key not in keys:
         key = keys[0] if keys else results.ZONE_KEY
     view = results.topology(result, key, meta=meta, step=step)
+    pod = pod or results.default_spread_pod(result, meta)
+    explaining, explain_error = False, ""
+    if pod and explain:
+        result, state, explain_error = explanations.with_explanation(run, result, pod)
+        explaining = state in (Run.Status.QUEUED, Run.Status.RUNNING)
     spread_pod, cycle, constraints = results.spread_constraints(result, pod)
     nominated_pods, nominated_nodes = results.nominations(result)
     return {
         "run": run, "topo": view, "keys": keys, "key": key, "step": step, "last_step": results.last_step(result),
-        "spread_pod": spread_pod, "spread_pod_ns": (spread_pod or "/").split("/", 1)[0],
-        "spread_pod_name": (spread_pod or "/").split("/", 1)[1], "spread_cycle": cycle and cycle.get("cycle"),
+        "spread_pod": spread_pod or pod, "spread_pod_ns": (spread_pod or pod or "/").split("/", 1)[0],
+        "spread_pod_name": (spread_pod or pod or "/").split("/", 1)[1], "spread_cycle": cycle and cycle.get("cycle"),
         "spreads": [results.spread_view(c, result) for c in constraints],
-        "spread_pods": results.spread_pods(result),
+        "spread_pods": results.spread_candidates(result, meta),
+        "spread_explaining": explaining, "spread_error": explain_error,
         "nominated_pods": nominated_pods, "nominated_nodes": nominated_nodes,
     }
 
@@ -74,14 +82,18 @@ def run_topology(request, run_id, token=None):
 def run_pod(request, run_id, namespace, name, token=None):
     run, scenario, result = finished_run(request, run_id, token)
     pod = f"{namespace}/{name}"
-    explanation = results.explanation(result, pod)
-    if explanation is None:
+    if results.explanation(result, pod) is None:
         raise Http404(f"Pod {pod} is not in run {run.pk}.")
+    result, state, error = explanations.with_explanation(run, result, pod)
+    explanation = results.explanation(result, pod)
     meta = metadata(run)
-    return render(request, "front/run_pod.html", {
-        "run": run, "scenario": scenario, "x": explanation, "chip": results.chip(pod, meta),
-        "gates": (meta.get(pod) or {}).get("gates") or [], "namespace": namespace, "name": name,
-        **share_context(token)})
+    context = {"run": run, "scenario": scenario, "x": explanation, "chip": results.chip(pod, meta),
+               "gates": (meta.get(pod) or {}).get("gates") or [], "namespace": namespace, "name": name,
+               "explaining": state in (Run.Status.QUEUED, Run.Status.RUNNING), "explain_error": error,
+               **share_context(token)}
+    if request.htmx:
+        return render(request, "front/run_pod.html#pod-panel", context)
+    return render(request, "front/run_pod.html", context)
 
 
 @shareable
@@ -120,7 +132,7 @@ def run_timeline(request, run_id, token=None):
     key = request.GET.get("key", results.ZONE_KEY)
     pod = (tl["cycle"] or {}).get("pod") or "/"
     context = {"run": run, "scenario": scenario, "tl": tl, "tl_ns": pod.split("/", 1)[0], "tl_name": pod.split("/", 1)[1],
-               **share_context(token), **topology_context(run, result, key, tl["step"], None)}
+               **share_context(token), **topology_context(run, result, key, tl["step"], None, explain=False)}
     if request.htmx:
         return render(request, "front/run_timeline.html#timeline-panel", context)
     return render(request, "front/run_timeline.html", context)

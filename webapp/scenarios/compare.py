@@ -72,8 +72,9 @@ def compare(a, b, key=ZONE_KEY):
 def max_skew(result, pod_labels=None):
     """Per spread constraint seen in the result's pods: max − min matching pods over its domains.
 
-    Counting only: the constraints are read from the run's PodTopologySpread explains
-    (their topologyKey and selector), the pods from the final node placements.
+    Counting only: the constraints are the engine's list of those the pods carry
+    ("spreadConstraints") and those its explanations show (cluster defaults included),
+    the pods come from the final node placements.
     """
     labels = node_labels(result)
     by_node = {}
@@ -82,29 +83,31 @@ def max_skew(result, pod_labels=None):
             by_node.setdefault(node, []).append(pod)
     pod_labels = pod_labels or {}
     out = {}
+    constraints = list((result or {}).get("spreadConstraints") or [])
     for explained in ((result or {}).get("explanations") or {}).values():
         explain = (explained.get("plugins") or {}).get("PodTopologySpread") or {}
-        for c in explain.get("constraints", []) or []:
-            key = c.get("topologyKey")
-            if not key:
+        constraints += explain.get("constraints", []) or []
+    for c in constraints:
+        key = c.get("topologyKey")
+        if not key:
+            continue
+        name = f"{key} ({c.get('selector') or 'all pods'})"
+        if name in out:
+            continue
+        domains = {}
+        for node, l in labels.items():
+            if key in l:
+                domains.setdefault(l[key], 0)
+        selector = c.get("selector") or c.get("labelSelector")
+        for node, ps in by_node.items():
+            d = labels.get(node, {}).get(key)
+            if d is None:
                 continue
-            name = f"{key} ({c.get('selector') or 'all pods'})"
-            if name in out:
-                continue
-            domains = {}
-            for node, l in labels.items():
-                if key in l:
-                    domains.setdefault(l[key], 0)
-            selector = c.get("selector") or c.get("labelSelector")
-            for node, ps in by_node.items():
-                d = labels.get(node, {}).get(key)
-                if d is None:
-                    continue
-                for pod in ps:
-                    if _matches(selector, pod_labels.get(pod)):
-                        domains[d] += 1
-            if domains:
-                out[name] = max(domains.values()) - min(domains.values())
+            for pod in ps:
+                if _matches(selector, pod_labels.get(pod)):
+                    domains[d] += 1
+        if domains:
+            out[name] = max(domains.values()) - min(domains.values())
     return out
 
 

@@ -47,9 +47,10 @@ def validate(manifests, config=""):
     return list(load(manifests, config).warnings)
 
 
-def simulate(manifests, config="", seed=0):
-    """Run the whole scheduling loop; returns the engine's result dict."""
-    return scheduler_core.simulate(load(manifests, config), seed=seed)
+def simulate(manifests, config="", seed=0, detail="failed"):
+    """Run the whole scheduling loop; returns the engine's result dict. ``detail``: which
+    pods' latest cycles to explain ("failed": those left pending; or a list of pod keys)."""
+    return scheduler_core.simulate(load(manifests, config), seed=seed, detail=detail)
 
 
 def run_filter(manifests, config, pod):
@@ -98,5 +99,6 @@ def pod_metadata(manifests, config=""):
             "priority": pod.priority or 0,
             "gates": [getattr(g, "name", g) for g in pod.scheduling_gates],
             "node": pod.node_name or "",
+            "spread": bool(pod.topology_spread_constraints),
         }
     return out

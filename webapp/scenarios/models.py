@@ -287,3 +287,27 @@ class PodUpdateAttempt(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["scenario", "pod_namespace", "pod_name"])]
+
+
+class PodExplanation(models.Model):
+    """One pod's explanation of a finished run, computed on demand.
+
+    Runs keep explanations only for the pods their simulation left pending (the engine's
+    detail="failed"); the page of any other pod asks a worker to simulate the same
+    revision and seed again, explaining that pod's latest cycle, and keeps the answer here.
+    """
+
+    run = models.ForeignKey(Run, models.CASCADE, related_name="pod_explanations")
+    pod = models.CharField(max_length=512)  # namespace/name
+    status = models.CharField(max_length=10, choices=Run.Status.choices, default=Run.Status.QUEUED)
+    # {"explanation": {...} or None (never tried), "preemption": {...} or None}
+    result = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["run", "pod"], name="one_explanation_per_pod")]
+
+    def __str__(self):
+        return f"{self.pod} in run {self.run_id} ({self.status})"

@@ -11,7 +11,7 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 
 from . import engine
-from .models import Run
+from .models import PodExplanation, Run
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ def compute(run):
     try:
         if settings.RUN_TEST_DELAY:
             time.sleep(settings.RUN_TEST_DELAY)  # tests only: a slow run to kill or time out
-        result = engine.simulate(manifests, config, seed=int(run.seed))
+        result = engine.simulate(manifests, config, seed=int(run.seed), detail=settings.RUN_DETAIL)
     except engine.ScenarioInvalid as e:
         return Run.Status.FAILED, None, str(e)
     except SoftTimeLimitExceeded:
@@ -103,6 +103,42 @@ def compute(run):
         log.exception("run %s failed in the engine", run.pk)
         return Run.Status.FAILED, None, INTERNAL_ERROR
     return Run.Status.SUCCEEDED, result, ""
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True,
+             time_limit=settings.RUN_TIME_LIMIT, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT)
+def explain_pod(explanation_id):
+    """Simulate a finished run's text and seed again, explaining one pod's latest cycle."""
+    now = timezone.now()
+    if not PodExplanation.objects.filter(pk=explanation_id, status=Run.Status.QUEUED).update(
+            status=Run.Status.RUNNING, started_at=now):
+        return
+    pe = PodExplanation.objects.select_related("run__revision").get(pk=explanation_id)
+    manifests, config = pe.run.scenario_text()
+    status, result, error = Run.Status.SUCCEEDED, None, ""
+    try:
+        out = engine.simulate(manifests, config, seed=int(pe.run.seed), detail=[pe.pod])
+        result = {"explanation": out.get("explanations", {}).get(pe.pod),
+                  "preemption": out.get("preemptions", {}).get(pe.pod)}
+    except engine.ScenarioInvalid as e:
+        status, error = Run.Status.FAILED, str(e)
+    except SoftTimeLimitExceeded:
+        status, error = Run.Status.FAILED, f"The simulation took longer than {settings.RUN_SOFT_TIME_LIMIT} s and was stopped."
+    except Exception:
+        log.exception("explanation %s failed in the engine", explanation_id)
+        status, error = Run.Status.FAILED, INTERNAL_ERROR
+    PodExplanation.objects.filter(pk=explanation_id, status=Run.Status.RUNNING).update(
+        status=status, result=result, error=error)
+
+
+def enqueue_explanation(explanation_id):
+    """Send an explanation to a worker; QueueUnavailable if the broker is down."""
+    try:
+        explain_pod.apply_async((explanation_id,), queue=explain_pod.app.conf.task_default_queue,
+                                retry_policy=settings.RUN_PUBLISH_RETRY)
+    except (KombuOperationalError, OSError) as e:
+        log.error("explanation %s: could not reach the broker: %s", explanation_id, e)
+        raise QueueUnavailable() from e
 
 
 def try_enqueue(run_id):

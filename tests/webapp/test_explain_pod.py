@@ -1,0 +1,88 @@
+"""The explain_pod task and the pages that ask for an explanation a run did not keep."""
+
+from django.test import override_settings
+
+from webapp.scenarios import tasks
+from webapp.scenarios.management.commands.load_examples import EXAMPLES_DIR
+from webapp.scenarios.models import PodExplanation, Revision, Run, Scenario
+
+from .base import BaseTestCase
+
+MIN_DOMAINS = (EXAMPLES_DIR / "min-domains.yaml").read_text()
+
+
+class ExplainPodTestCase(BaseTestCase):
+    def setUp(self):
+        self.sc = Scenario.objects.create(team=self.team, name="md", current_revision=1)
+        rev = Revision.objects.create(scenario=self.sc, number=1, manifests=MIN_DOMAINS)
+        self.run = Run.objects.create(scenario=self.sc, revision=rev, status=Run.Status.QUEUED)
+        tasks.execute_run.run(self.run.pk)
+        self.run.refresh_from_db()
+        pods = self.run.result["pods"]
+        self.placed = next(p["pod"] for p in pods if p["outcome"] == "Scheduled")
+        self.pending = next(p["pod"] for p in pods if p["outcome"] == "Unschedulable")
+
+    def test_it_keeps_explanations_of_pending_pods_only(self):
+        self.assertIn(self.pending, self.run.result["explanations"])
+        self.assertNotIn(self.placed, self.run.result["explanations"])
+        self.assertTrue(self.run.result["spreadConstraints"])
+
+    def test_it_computes_a_scheduled_pods_explanation(self):
+        pe = PodExplanation.objects.create(run=self.run, pod=self.placed)
+        tasks.explain_pod.run(pe.pk)
+        pe.refresh_from_db()
+        self.assertEqual(pe.status, Run.Status.SUCCEEDED)
+        explained = pe.result["explanation"]
+        self.assertEqual((explained["result"], explained["node"]),
+                         ("Scheduled", next(p["node"] for p in self.run.result["pods"]
+                                            if p["pod"] == self.placed)))
+
+    def test_it_ignores_an_explanation_already_claimed(self):
+        pe = PodExplanation.objects.create(run=self.run, pod=self.placed, status=Run.Status.RUNNING)
+        tasks.explain_pod.run(pe.pk)
+        pe.refresh_from_db()
+        self.assertEqual((pe.status, pe.result), (Run.Status.RUNNING, None))
+
+    def test_it_shows_a_working_note_that_polls_until_the_worker_is_done(self):
+        self.client.force_login(self.viewer)
+        ns, name = self.placed.split("/")
+        url = f"/runs/{self.run.pk}/pods/{ns}/{name}/"
+        r = self.client.get(url)
+        self.assertContains(r, "A worker is simulating it again")
+        self.assertContains(r, 'hx-trigger="every 1s"')
+        pe = PodExplanation.objects.get(run=self.run, pod=self.placed)
+        tasks.explain_pod.run(pe.pk)
+        r = self.client.get(url, headers={"HX-Request": "true"})
+        self.assertNotContains(r, "hx-trigger")
+        self.assertContains(r, "Scores of feasible nodes")
+        self.assertNotContains(r, "<html")  # the fragment only
+
+    def test_it_asks_once_per_pod(self):
+        self.client.force_login(self.viewer)
+        ns, name = self.placed.split("/")
+        for _ in range(3):
+            self.client.get(f"/runs/{self.run.pk}/pods/{ns}/{name}/")
+        self.assertEqual(PodExplanation.objects.filter(run=self.run).count(), 1)
+
+    def test_a_pending_pods_page_needs_no_worker(self):
+        self.client.force_login(self.viewer)
+        ns, name = self.pending.split("/")
+        r = self.client.get(f"/runs/{self.run.pk}/pods/{ns}/{name}/")
+        self.assertContains(r, "FailedScheduling")
+        self.assertFalse(PodExplanation.objects.exists())
+
+    def test_the_api_answers_202_until_the_explanation_is_there(self):
+        url = f"/api/runs/{self.run.pk}/pods/{self.placed}/"
+        r = self.api(self.viewer).get(url)
+        self.assertEqual((r.status_code, r.json()["status"]), (202, "queued"))
+        tasks.explain_pod.run(PodExplanation.objects.get().pk)
+        r = self.api(self.viewer).get(url)
+        self.assertEqual((r.status_code, r.json()["status"]), (200, "ready"))
+        self.assertTrue(r.json()["scores"])
+
+    @override_settings(RUN_DETAIL=True)
+    def test_with_all_detail_a_run_explains_every_pod(self):
+        run = Run.objects.create(scenario=self.sc, revision=self.run.revision, status=Run.Status.QUEUED)
+        tasks.execute_run.run(run.pk)
+        run.refresh_from_db()
+        self.assertEqual(len(run.result["explanations"]), 10)
