@@ -55,6 +55,7 @@ class Context:
         self._affinity_ok = TemplateCache()
         self._tolerated = TemplateCache()
         self._templates: dict[tuple, tuple[tuple, object]] = {}
+        self._gathered: dict = {}  # gather(): per node set arrays of this cycle
 
     def template(self, name: str, parts: tuple, compute):
         """compute(), once per distinct ``parts``: the pod fields a computation reads.

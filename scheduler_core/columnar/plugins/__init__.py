@@ -38,6 +38,14 @@ class ColumnarPlugin:
     def __init__(self, ref, ctx: Context) -> None:
         self.ref = ref
         self.ctx = ctx
+        self._names: dict[str, str] = {}
+
+    def name(self, what: str) -> str:
+        """A ``Context.template`` name of this plugin instance (profiles differ in args)."""
+        found = self._names.get(what)
+        if found is None:
+            found = self._names[what] = f"{self.NAME}@{id(self)}.{what}"
+        return found
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence):
         return self.ref.pre_filter(state, pod, nodes)

@@ -57,7 +57,7 @@ class ImageLocality(ColumnarPlugin):
             scores = self._by_pod.get(images, lambda: self._scores(images))
             same = len(scores) > 0 and bool((scores == scores[0]).all())
             return scores, int(scores[0]) if same else None
-        return self.ctx.template("il.score", (pod.init_containers, pod.containers), compute)
+        return self.ctx.template(self.name("score"), (pod.init_containers, pod.containers), compute)
 
     def constant_score(self, state: CycleState, pod: Pod) -> int | None:
         return self._template(pod)[1]

@@ -55,7 +55,7 @@ class NodeAffinity(ColumnarPlugin):
             except KeyError:
                 written = None
             return result, status, written
-        result, status, written = self.ctx.template("na.pre_filter", (pod.node_selector, pod.affinity), lambda:
+        result, status, written = self.ctx.template(self.name("pre_filter"), (pod.node_selector, pod.affinity), lambda:
                                                    self._pre_filter.get(_key(pod), run))
         if written is not None:
             state.write(na.PRE_FILTER_STATE_KEY, written)
@@ -70,7 +70,7 @@ class NodeAffinity(ColumnarPlugin):
                 return status, scratch.read(na.PRE_SCORE_STATE_KEY)
             except KeyError:
                 return status, None
-        status, written = self.ctx.template("na.pre_score", (pod.affinity,), lambda: self._pre_score.get(
+        status, written = self.ctx.template(self.name("pre_score"), (pod.affinity,), lambda: self._pre_score.get(
             _preferred(pod), run))
         if written is not None:
             state.write(na.PRE_SCORE_STATE_KEY, written)
@@ -92,7 +92,7 @@ class NodeAffinity(ColumnarPlugin):
 
     def score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> np.ndarray:
         pref = state.read(na.PRE_SCORE_STATE_KEY).preferred_node_affinity
-        return self.ctx.template("na.score", (pod.affinity,), lambda: self._scores.get(
+        return self.ctx.template(self.name("score"), (pod.affinity,), lambda: self._scores.get(
             pref, lambda: self._weights(pref)))[idx]
 
     def normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:

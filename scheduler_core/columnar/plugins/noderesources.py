@@ -44,7 +44,7 @@ class Fit(ColumnarPlugin):
     # --- PreFilter / Filter ----------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence):
         """PreFilter: the pod's requests (computePodResourceRequest), once per request set."""
-        s = self.ctx.template("fit.pre_filter", (pod.requests,), lambda: self._requests.get(
+        s = self.ctx.template(self.name("pre_filter"), (pod.requests,), lambda: self._requests.get(
             tuple(sorted(pod.requests.items())),
             lambda: fit._PreFilterState(fit.compute_pod_resource_request(pod))))
         state.write(fit.PRE_FILTER_STATE_KEY, s)
@@ -129,7 +129,7 @@ class Fit(ColumnarPlugin):
     # --- PreScore / Score --------------------------------------------------------------
     def pre_score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> Status:
         """PreScore: the pod's (non-zero) request per scoring resource."""
-        s = self.ctx.template("fit.pre_score", (pod.containers, pod.init_containers,
+        s = self.ctx.template(self.name("pre_score"), (pod.containers, pod.init_containers,
                                                    pod.overhead), lambda: self._score_requests.get(
             _pod_key(pod), lambda: fit._PreScoreState(
                 self.ref.scorer.calculate_pod_resource_request_list(pod))))
@@ -161,7 +161,7 @@ class BalancedAllocation(ColumnarPlugin):
 
     def pre_score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> Status:
         """PreScore: the pod's requests; Skip for a pod requesting none of the resources."""
-        reqs = self.ctx.template("ba.pre_score", (pod.requests,), lambda: self._requests.get(
+        reqs = self.ctx.template(self.name("pre_score"), (pod.requests,), lambda: self._requests.get(
             tuple(sorted(pod.requests.items())),
             lambda: self.ref.scorer.calculate_pod_resource_request_list(pod)))
         if self.ref.scorer.is_best_effort_pod(reqs):

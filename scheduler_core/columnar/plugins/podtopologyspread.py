@@ -147,7 +147,7 @@ class PodTopologySpread(ColumnarPlugin):
             return (cons, keys, [self._counter(pod, c, keys, req) for c in cons],
                     [1 if c.selector.matches(pod.labels) else 0 for c in cons])
         return self.ctx.template(
-            f"pts.{action}.{require_all}",
+            self.name(f"{action}.{require_all}"),
             (pod.topology_spread_constraints, pod.labels, pod.namespace, pod.owner_references,
              pod.node_selector, pod.affinity, pod.tolerations), compute)
 
@@ -356,7 +356,7 @@ class PodTopologySpread(ColumnarPlugin):
         """(constraint header, nodes not counted): the same for every pod of a template,
         so built once."""
         return self.ctx.template(
-            f"pts.explain.{id(c)}.{require_all}",
+            self.name(f"explain.{id(c)}.{require_all}"),
             (c, pod.labels, pod.node_selector, pod.affinity, pod.tolerations),
             lambda: (ex.constraint_header(c, pod),
                      self._not_counted(pod, c, keys, require_all)))

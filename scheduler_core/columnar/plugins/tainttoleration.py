@@ -26,7 +26,7 @@ class TaintToleration(ColumnarPlugin):
         self._counts = TemplateCache()
 
     def pre_score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> Status:
-        state.write(tt.PRE_SCORE_STATE_KEY, self.ctx.template("tt.pre_score", (pod.tolerations,), lambda:
+        state.write(tt.PRE_SCORE_STATE_KEY, self.ctx.template(self.name("pre_score"), (pod.tolerations,), lambda:
                     tt._PreScoreState(tt.get_all_toleration_prefer_no_schedule(
                         pod.tolerations))))
         return SUCCESS
@@ -44,7 +44,7 @@ class TaintToleration(ColumnarPlugin):
         def compute():
             counts = self._counts.get(tolerations, lambda: self._intolerable(tolerations))
             return counts, not counts.any()
-        return self.ctx.template("tt.score", (pod.tolerations,), compute)
+        return self.ctx.template(self.name("score"), (pod.tolerations,), compute)
 
     def constant_score(self, state: CycleState, pod: Pod) -> int | None:
         """No node has an untolerated PreferNoSchedule taint: all 100 after reversal."""
