@@ -22,6 +22,7 @@ from .k8s.decode import Decoder
 from .k8s.defaults import DEFAULT_NAMESPACE, namespace_labels
 from .scenario_io import read_documents
 from .workloads import expand_workloads, replica_set_for
+from .columnar import kernels
 
 # Built-in PriorityClasses every cluster has (pkg/apis/scheduling/types.go).
 SYSTEM_PRIORITY_CLASSES = {
@@ -164,6 +165,8 @@ class _Builder:
         pods = self._keep_schedulable(pods)
         ordered = expand_workloads(pods, workloads)
         final = tuple(t.replace_pod(p, file_index=i) for i, p in enumerate(ordered))
+        if len(self.nodes) >= kernels.MIN_NODES:
+            kernels.warm()  # a large cluster runs compiled loops: get them ready now
         return Scenario(
             nodes=tuple(self.nodes), pods=final, services=tuple(self.services),
             workloads=tuple(w for _, w, _ in workloads), priority_classes=dict(self.classes),

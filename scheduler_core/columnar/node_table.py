@@ -75,7 +75,7 @@ class DomainCounter:
         dom = self.column.ids[self.eligible]
         self.cnt = np.bincount(dom, weights=counts[self.eligible], minlength=n).astype(INT)
         self.present = np.bincount(dom, minlength=n) > 0
-        self.present_idx = np.flatnonzero(self.present)
+        self.present_idx = self.present.nonzero()[0]
         order = self.column.sorted_ids
         self.present_sorted = order[self.present[order]]
         values, first = np.unique(dom, return_index=True)

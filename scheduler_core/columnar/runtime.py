@@ -18,6 +18,10 @@ from typing import Sequence
 
 import numpy as np
 
+# ufunc reductions: the ndarray methods go through Python wrappers, costly a call
+_MIN, _MAX = np.minimum.reduce, np.maximum.reduce
+_ANY, _ALL = np.logical_or.reduce, np.logical_and.reduce
+
 from ..framework.cycle_state import CycleState
 from ..framework.interface import MAX_NODE_SCORE, MIN_NODE_SCORE, Code, Status
 from ..framework.runtime import Framework, _wrap, run_pre_filter
@@ -172,7 +176,7 @@ def _check_range(name: str, s: np.ndarray) -> None:
     """RunScorePlugins: a normalized score outside 0..100 is an Error status."""
     bad = (s > MAX_NODE_SCORE) | (s < MIN_NODE_SCORE)
     if bad.any():
-        v = int(s[np.flatnonzero(bad)[0]])
+        v = int(s[bad.nonzero()[0][0]])
         raise ScoreError(Status(Code.Error, (
             f'applying score defaultWeights on Score plugins: plugin "{name}" '
             f"returns an invalid score {v}, it should in the range of "
@@ -200,15 +204,15 @@ class FilterResult:
         change, so plugins may cache what they derive."""
         idx = np.asarray(nodes, np.intp)
         now = self.ok[idx]
-        if not now.any():
+        if not _ANY(now):
             self._defer(idx, added, key)
             return
-        if now.all():
+        if _ALL(now):
             self._with(idx, added, key)
             return
-        later = np.flatnonzero(~now)
+        later = (~now).nonzero()[0]
         self._defer(idx[later], [added[k] for k in later], None)
-        now = np.flatnonzero(now)
+        now = now.nonzero()[0]
         self._with(idx[now], [added[k] for k in now], None)
 
     def _defer(self, idx: np.ndarray, added: list, key) -> None:
@@ -229,7 +233,7 @@ class FilterResult:
             ids[todo[failed]] = got[failed]
             todo = todo[~failed]
         failed = ids != 0
-        if failed.any():
+        if _ANY(failed):
             if self.override is None:
                 self.override = np.zeros(len(self.ok), np.int32)
             self.override[idx[failed]] = ids[failed]
@@ -238,16 +242,16 @@ class FilterResult:
     def statuses(self, idx: np.ndarray) -> np.ndarray:
         """Status ids of nodes idx (0 for passing nodes)."""
         idx = np.asarray(idx, np.intp)
-        if self._deferred is not None and self._deferred[3][idx].any():
+        if self._deferred is not None and _ANY(self._deferred[3][idx]):
             deferred, self._deferred = self._deferred, None
             self._with(*deferred[:3])
         out = np.zeros(len(idx), np.int32)
-        todo = np.flatnonzero(~self.ok[idx])
+        todo = (~self.ok[idx]).nonzero()[0]
         for unit, o in self.units:
             if len(todo) == 0:
                 break
             failed = ~o[idx[todo]]
-            if failed.any():
+            if _ANY(failed):
                 out[todo[failed]] = unit.filter_status(self.state, self.pod, idx[todo[failed]])
             todo = todo[~failed]
         if self.override is not None:

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
+# ufunc reductions: the ndarray methods go through Python wrappers, costly a call
+_MIN, _MAX = np.minimum.reduce, np.maximum.reduce
+_ANY, _ALL = np.logical_or.reduce, np.logical_and.reduce
+
 from ..framework.cycle_state import CycleState
 from ..framework.fit_error import ERR_NO_NODES_AVAILABLE, FitError
 from ..framework.interface import Code, Diagnosis, Status
@@ -19,6 +23,7 @@ from ..framework.types import PodInfo
 from ..k8s.types import Pod
 from ..schedule_one import (ScheduleResult, Scheduler, SchedulingError, _add_plugin_status,
                             num_feasible_nodes_to_find)
+from . import kernels
 from .context import Context
 from .runtime import ColumnarFramework, FilterResult, ScoreError
 
@@ -39,7 +44,7 @@ class FailedNodes:
 
     def __contains__(self, node: int) -> bool:
         """Whether node was evaluated (and so rejected, for a node known to fail)."""
-        where = np.flatnonzero(self.subset == node)
+        where = (self.subset == node).nonzero()[0]
         return bool(len(where)) and (int(where[0]) - self.start) % len(self.subset) < self.stop
 
     def indices(self) -> np.ndarray:
@@ -130,11 +135,11 @@ class ColumnarScheduler:
         subset = self._all
         if pre_res is not None and not pre_res.all_nodes():
             inside = np.array([name in pre_res.node_names for name in table.names], bool)
-            subset = np.flatnonzero(inside)
+            subset = inside.nonzero()[0]
             absent = Status(Code.UnschedulableAndUnresolvable, (
                 f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(unsched))}]",))
             diagnosis.absent_nodes_status = absent
-            record.absent = (absent, np.flatnonzero(~inside))
+            record.absent = (absent, (~inside).nonzero()[0])
         feasible, n_failed, failed_of = self._pass_filters(fwk, fr, subset)
         extra = nominated_failed is not None and nominated_failed not in failed_of
         if extra:
@@ -178,8 +183,11 @@ class ColumnarScheduler:
             order = np.concatenate((subset[start:], subset[:start]))
             return order[:min(to_find, n)], 0, FailedNodes(subset, start, 0, None)
         ok = fr.ok if len(subset) == self.ctx.table.n else fr.ok[subset]
-        pos = np.flatnonzero(ok)  # feasible positions within subset, in subset order
-        k = int(np.searchsorted(pos, start))
+        if kernels.available(self.ctx.table.n):
+            found, stop = kernels.first_feasible(ok, start, to_find)
+            return subset[found], stop - len(found), FailedNodes(subset, start, stop, ok)
+        pos = ok.nonzero()[0]  # feasible positions within subset, in subset order
+        k = int(pos.searchsorted(start))
         if len(pos) - k >= to_find:
             found = pos[k:k + to_find]
         else:
@@ -199,7 +207,7 @@ class ColumnarScheduler:
         if fr is not None and len(failed):
             ids = fr.statuses(failed)
             counts = np.bincount(ids)
-            for s in np.flatnonzero(counts):
+            for s in counts.nonzero()[0]:
                 st = statuses.get(int(s))
                 if st.code == Code.Error:
                     raise SchedulingError(st)
@@ -222,7 +230,7 @@ class ColumnarScheduler:
 
     def _select(self, totals: np.ndarray) -> int:
         """selectHost: the highest total; one draw among the tied (see schedule_one.py)."""
-        ties = np.flatnonzero(totals == totals.max())
+        ties = (totals == _MAX(totals)).nonzero()[0]
         if len(ties) == 1:
             return int(ties[0])
         return int(ties[self.scheduler.rng.randrange(len(ties))])

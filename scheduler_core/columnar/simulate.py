@@ -141,7 +141,7 @@ class ColumnarSimulation(Simulation):
             failed = failed[~np.isin(failed, record.absent[1])]  # PreFilterResult: absent
         if len(failed):
             ids = record.filters.statuses(failed)
-            for s in np.flatnonzero(np.bincount(ids)):
+            for s in (np.bincount(ids)).nonzero()[0]:
                 nodes = np.sort(failed[ids == s])
                 groups.append((statuses.get(int(s)), len(nodes),
                                table.names_of(nodes[:trace.MAX_NODE_NAMES])))
@@ -204,8 +204,8 @@ def _best(totals: np.ndarray, k: int) -> list[int]:
     if len(totals) <= k:
         return np.argsort(-totals, kind="stable").tolist()
     kth = np.partition(totals, len(totals) - k)[len(totals) - k]
-    above = np.flatnonzero(totals > kth)
-    chosen = np.concatenate((above, np.flatnonzero(totals == kth)[:k - len(above)]))
+    above = (totals > kth).nonzero()[0]
+    chosen = np.concatenate((above, (totals == kth).nonzero()[0][:k - len(above)]))
     return chosen[np.lexsort((chosen, -totals[chosen]))].tolist()
 
 

@@ -4,9 +4,12 @@ For each size: generate the scenario (``generate.py``) and write it as YAML, tim
 (``floor.py``) in this process, then run the engine in a fresh subprocess per mode, so that
 each peak RSS (``ru_maxrss``) belongs to that size and mode alone:
 
-- ``detail``: ``simulate(scenario, seed, detail=True)``, results collected (the issue's
-  target), preceded by one ``run_filter`` and one ``run_score`` on a pending pod;
-- ``fast``: ``simulate(..., detail=False)``, no per-node explanation records.
+- ``results``: ``simulate(scenario, seed, detail="failed")``, the result collected as the
+  dashboard stores it (placements, events, cycles, nodes, and the explanation of every
+  pod left pending); the issue's target. Preceded by one ``run_filter`` and one
+  ``run_score`` on a pending pod;
+- ``explained``: ``detail=True``, every pod's latest cycle explained as well;
+- ``fast``: ``detail=False``, no explanation at all.
 
 Times: ``load_scenario`` on the YAML text, then ``simulate`` alone (loading excluded);
 pods/s counts the pending pods that enter scheduling (gated pods excluded), the same count
@@ -14,9 +17,9 @@ the floor uses. Each subprocess has a time budget (``--budget-seconds``); past i
 reported as timed out, and a probe (the same nodes and bound pods with only the first
 ``--probe-pods`` pending pods) gives an estimated pods/s.
 
-``make bench`` runs ``python3 -m tests.bench.run`` (about 20 minutes while the engine is young:
-the 5000 size runs into its budgets); ``--quick`` (sizes small and 500, detail mode only) takes
-about a minute; ``--json PATH`` keeps the figures.
+``make bench`` runs ``python3 -m tests.bench.run`` (a few minutes: the 5000 size dominates);
+``--quick`` (sizes small and 500, results mode only) takes under a minute; ``--json PATH``
+keeps the figures.
 
 Exit code 1 when the engine is missing or raised an error; a run over its time budget or the
 memory limit is a result, reported as such (exit 1 only with ``--strict``).
@@ -44,6 +47,8 @@ ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_SIZES = "small,500,1000,5000"
 QUICK_SIZES = "small,500"
 ENGINE_API = ("load_scenario", "simulate", "run_filter", "run_score")
+# --modes -> simulate's detail
+MODES = {"results": "failed", "explained": True, "fast": False}
 
 
 # --- the subprocess side ----------------------------------------------------------------
@@ -123,7 +128,7 @@ def worker(args: argparse.Namespace) -> int:
     record("begin-simulate")
     try:
         t, c = time.perf_counter(), time.process_time()
-        result = engine.simulate(scenario, seed=args.seed, detail=args.mode == "detail")
+        result = engine.simulate(scenario, seed=args.seed, detail=MODES[args.mode])
         seconds, cpu_seconds = time.perf_counter() - t, time.process_time() - c
     except Exception as exc:  # noqa: BLE001
         fail("simulate", exc)
@@ -356,7 +361,7 @@ def _targets(report: dict) -> list[str]:
     row = next((r for r in report["sizes"] if r["size"] == "5000"), None)
     if row is None or not row["runs"]:
         return []
-    det = row["runs"].get("detail") or next(iter(row["runs"].values()))
+    det = row["runs"].get("results") or next(iter(row["runs"].values()))
     rate = (det.get("pods_per_second")
             or row.get("probes", {}).get(det["mode"], {}).get("pods_per_second"))
     over = bool({"timeout", "memory_limit"} & det.keys())
@@ -384,13 +389,15 @@ def render(report: dict) -> str:
              f"{report['machine']}  load average at start {report.get('loadavg', '?')}",
              f"engine: {report['engine']}", ""]
     header = ("size", "nodes", "pending", "bound", "yaml MB", "gen s", "load s", "filter ms",
-              "score ms", "sim s", "sim cpu s", "pods/s", "fast pods/s", "peak MB", "us/pod/knode",
+              "score ms", "sim s", "sim cpu s", "pods/s", "explained pods/s", "fast pods/s",
+              "peak MB", "us/pod/knode",
               "floor pods/s", "ratio")
     table = [header]
     notes = []
     for row in report["sizes"]:
-        det = row["runs"].get("detail") or next(iter(row["runs"].values()), None) or {}
+        det = row["runs"].get("results") or next(iter(row["runs"].values()), None) or {}
         fast = row["runs"].get("fast") or {}
+        full = row["runs"].get("explained") or {}
         ph = det.get("phases", {})
         sim = ph.get("simulate", {})
         flt, scr = ph.get("run_filter", {}), ph.get("run_score", {})
@@ -403,7 +410,7 @@ def render(report: dict) -> str:
             _fmt(flt["median"] * 1e3 if "median" in flt else None, ".1f"),
             _fmt(scr["median"] * 1e3 if "median" in scr else None, ".1f"),
             _fmt(sim.get("seconds"), ".2f"), _fmt(sim.get("cpu_seconds"), ".2f"),
-            _pods_per_second(det, row), _pods_per_second(fast, row),
+            _pods_per_second(det, row), _pods_per_second(full, row), _pods_per_second(fast, row),
             (">" if any({"timeout", "memory_limit"} & r.keys() for r in row["runs"].values())
              else "") + _fmt(peak),
             _fmt(det.get("us_per_pod_per_1000_nodes"), ".1f"),
@@ -419,7 +426,7 @@ def render(report: dict) -> str:
                 counts = "; ".join(filter(None, [f"{sim_m.get('pods')} pod records", counts]))
                 notes.append(f"{row['size']} {mode}: outcomes {sim_m['outcomes']} ({counts})")
             ser = run["phases"].get("serialize", {})
-            if "bytes" in ser and mode == "detail":
+            if "bytes" in ser and mode != "fast":
                 notes.append(f"{row['size']} {mode}: result as JSON {ser['bytes'] / 1e6:.1f} MB"
                              f" in {ser['seconds']:.2f} s")
         for mode, pr in row.get("probes", {}).items():
@@ -446,7 +453,9 @@ def render(report: dict) -> str:
     lines.append("")
     lines += notes
     lines.append("")
-    lines.append("pods/s: pending non-gated pods / simulate seconds (loading excluded); "
+    lines.append("pods/s: pending non-gated pods / simulate seconds (loading excluded), "
+                 "results mode (explanations of the pods left pending); explained: every "
+                 "pod's latest cycle explained; fast: no explanations; "
                  "sim cpu s: process time, less sensitive to other load on the machine; "
                  "ratio: pods/s over the floor's; peak MB: ru_maxrss of the subprocess "
                  "(interpreter and YAML text included; '>' when a run timed out); "
@@ -470,13 +479,13 @@ def main(argv: list[str] | None = None) -> int:
                    help=f"comma-separated: small, 500, 1000, 5000 or NODESxPENDING "
                         f"(default {DEFAULT_SIZES}; with --quick {QUICK_SIZES})")
     p.add_argument("--quick", action="store_true",
-                   help="detail mode only, one floor pass, budget capped at 120 s")
+                   help="results mode only, one floor pass, budget capped at 120 s")
     p.add_argument("--budget-seconds", type=float, default=300.0,
                    help="time limit of each engine subprocess (default 300)")
     p.add_argument("--memory-limit-mb", type=float, default=6144.0,
                    help="stop an engine subprocess whose RSS passes this (default 6144)")
-    p.add_argument("--modes", default="detail,fast",
-                   help="detail (results collected) and/or fast (detail=False)")
+    p.add_argument("--modes", default="results,explained,fast",
+                   help="results (detail='failed'), explained (detail=True), fast (detail=False)")
     p.add_argument("--probe-pods", type=int, default=200,
                    help="pending pods in the probe run after a timeout (0: no probe)")
     p.add_argument("--strict", action="store_true",
@@ -488,7 +497,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--engine", default="scheduler_core", help=argparse.SUPPRESS)
     # internal: the subprocess side
     p.add_argument("--worker", help=argparse.SUPPRESS)
-    p.add_argument("--mode", default="detail", help=argparse.SUPPRESS)
+    p.add_argument("--mode", default="results", help=argparse.SUPPRESS)
     p.add_argument("--results", help=argparse.SUPPRESS)
     p.add_argument("--probe-pod", default="", help=argparse.SUPPRESS)
     args = p.parse_args(argv)

@@ -18,6 +18,7 @@ import yaml
 from hypothesis import given, settings, strategies as st
 
 from scheduler_core.api import simulate
+from scheduler_core.columnar import kernels
 from scheduler_core.columnar.simulate import ColumnarSimulation
 from scheduler_core.scenario import load_scenario
 from tests.bench.generate import generate, to_yaml
@@ -203,9 +204,22 @@ CASES = [
 ]
 
 
+@pytest.fixture(params=["numpy", "compiled"])
+def kernels_on(request, monkeypatch):
+    """Run the columnar cycle with its NumPy code, and with the compiled kernels that
+    large clusters use (forced on for these small ones)."""
+    if request.param == "compiled":
+        if not kernels.available(kernels.MIN_NODES):
+            pytest.skip("numba is not installed")
+        monkeypatch.setattr(kernels, "MIN_NODES", 0)
+    else:
+        monkeypatch.setattr(kernels, "MIN_NODES", 10**9)
+    return request.param
+
+
 @pytest.mark.parametrize("seed, nodes, bound, pending, cfg", CASES)
 def test_columnar_and_reference_cycles_print_the_same_result(seed, nodes, bound, pending,
-                                                            cfg) -> None:
+                                                            cfg, kernels_on) -> None:
     fast, ref = both(scenario(seed, nodes, bound, pending, [cfg] if cfg else None), seed)
     assert same(fast, ref)
 
@@ -220,7 +234,7 @@ def test_the_generated_clusters_reach_the_hard_branches() -> None:
                        "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity"}
 
 
-def test_the_bench_workload_gives_the_same_result() -> None:
+def test_the_bench_workload_gives_the_same_result(kernels_on) -> None:
     cluster = generate("60x300", seed=3)
     fast, ref = both(to_yaml(cluster.objects), 3)
     assert fast["evicted"] and same(fast, ref)
@@ -240,8 +254,16 @@ def test_regressions_found_by_random_clusters(seed, nodes, bound, pending) -> No
 @given(seed=st.integers(0, 2**31), nodes=st.integers(1, 25), bound=st.integers(0, 40),
        pending=st.integers(1, 40))
 def test_columnar_and_reference_agree_on_any_seed(seed, nodes, bound, pending) -> None:
+    # both code paths: the NumPy one for small clusters, the compiled one forced on
     fast, ref = both(scenario(seed, nodes, bound, pending), seed)
     assert same(fast, ref)
+    if kernels.available(kernels.MIN_NODES):
+        saved, kernels.MIN_NODES = kernels.MIN_NODES, 0
+        try:
+            fast, ref = both(scenario(seed, nodes, bound, pending), seed)
+        finally:
+            kernels.MIN_NODES = saved
+        assert same(fast, ref)
 
 
 def test_without_detail_the_results_agree_and_carry_no_explanations() -> None:

@@ -24,6 +24,7 @@ import numpy as np
 from ...framework.cycle_state import CycleState
 from ...framework.types import PodInfo
 from ...k8s.types import Pod
+from .. import kernels
 from ..context import Context
 
 
@@ -71,7 +72,9 @@ class ColumnarPlugin:
 
 def default_normalize(scores: np.ndarray, reverse: bool) -> np.ndarray:
     """helper.DefaultNormalizeScore(MaxNodeScore, reverse) over an int array."""
-    top = max(int(scores.max()) if len(scores) else 0, 0)
+    if kernels.numba is not None and len(scores) >= 64:
+        return kernels.default_normalize(scores, reverse)
+    top = max(int(np.maximum.reduce(scores)) if len(scores) else 0, 0)
     if top == 0:
         return np.full(len(scores), 100, np.int64) if reverse else scores
     scaled = (100 * scores) // top  # scores are >= 0 here: floor is Go's truncation

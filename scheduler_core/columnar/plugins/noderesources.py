@@ -24,6 +24,7 @@ from ...plugins.noderesources import fit
 from ...plugins.noderesources.resource_allocation import (ResourceAllocationScorer,
                                                           is_scalar_resource_name)
 from ..node_groups import TemplateCache
+from .. import kernels
 from . import ColumnarPlugin
 
 INT = np.int64
@@ -62,6 +63,8 @@ class Fit(ColumnarPlugin):
     def filter_ok(self, state: CycleState, pod: Pod) -> np.ndarray:
         """Filter: enough room for one more pod and for every requested resource."""
         t, r = self.ctx.table, self._request(state)
+        if kernels.available(t.n) and not (r.ephemeral_storage or r.scalar_resources):
+            return kernels.fit_ok(t.room_pods, t.free_cpu, t.free_mem, r.milli_cpu, r.memory)
         ok = t.room_pods >= 1
         if r.milli_cpu > 0:
             ok &= t.free_cpu >= r.milli_cpu
@@ -116,7 +119,7 @@ class Fit(ColumnarPlugin):
         for bit, (s, b) in enumerate(zip(short, beyond)):
             key |= s.astype(INT) << (bit + 1)
             key |= (s & b).astype(INT)
-        present = np.flatnonzero(np.bincount(key)) if len(key) else ()
+        present = (np.bincount(key)).nonzero()[0] if len(key) else ()
         lut = np.zeros(int(present[-1]) + 1 if len(present) else 1, np.int32)
         for k in present:
             if k == 0:
@@ -143,6 +146,9 @@ class Fit(ColumnarPlugin):
         if weights is None or self.ref.scorer.name != LEAST_ALLOCATED:
             return strategy_scores(self.ref.scorer, t, idx, reqs)
         # the default: LeastAllocated on cpu and memory, every node has both
+        if kernels.available(t.n):
+            return kernels.least_allocated(t.alloc_cpu, t.alloc_mem, t.nz_cpu, t.nz_mem, idx,
+                                           reqs[0], reqs[1], weights[0], weights[1])
         a_c, a_m = t.alloc_cpu[idx], t.alloc_mem[idx]
         s_c = np.maximum(a_c - t.nz_cpu[idx] - reqs[0], 0) * 100 // a_c
         s_m = np.maximum(a_m - t.nz_mem[idx] - reqs[1], 0) * 100 // a_m
@@ -176,6 +182,9 @@ class BalancedAllocation(ColumnarPlugin):
             allocs, requested = requested_and_allocatable(self.ref.scorer, t, idx, reqs)
             return balanced_scores(allocs, requested)
         # the default: cpu and memory, every node has both
+        if kernels.available(t.n):
+            return kernels.balanced(t.alloc_cpu, t.alloc_mem, t.req_cpu, t.req_mem, idx,
+                                    reqs[0], reqs[1])
         f_c = np.minimum((t.req_cpu[idx] + reqs[0]) / t.alloc_cpu[idx], 1.0)
         f_m = np.minimum((t.req_mem[idx] + reqs[1]) / t.alloc_mem[idx], 1.0)
         return ((1 - np.abs((f_c - f_m) / 2)) * 100.0).astype(INT)

@@ -26,6 +26,10 @@ from typing import Sequence
 
 import numpy as np
 
+# ufunc reductions: the ndarray methods go through Python wrappers, costly a call
+_MIN, _MAX = np.minimum.reduce, np.maximum.reduce
+_ANY, _ALL = np.logical_or.reduce, np.logical_and.reduce
+
 from ...framework.cycle_state import CycleState
 from ...framework.interface import SUCCESS, Code, Status
 from ...framework.types import PodInfo
@@ -41,6 +45,7 @@ from ...trace import MAX_DOMAINS
 from ..context import required_affinity_key
 from ..node_groups import TemplateCache
 from ..node_table import DomainCounter, LabelColumn, Matcher
+from .. import kernels
 from . import ColumnarPlugin
 
 INT = np.int64
@@ -88,7 +93,7 @@ class SoftConstraint:
     def counts(self) -> dict[str, int]:
         """Domain -> count for the scored nodes' domains (what the reference keeps)."""
         values = self.column.values
-        out = {values[v]: int(self.cnt[v]) for v in np.flatnonzero(self.present)}
+        out = {values[v]: int(self.cnt[v]) for v in self.present.nonzero()[0]}
         if self.empty_total is not None:
             out[""] = self.empty_total
         return out
@@ -199,7 +204,7 @@ class PodTopologySpread(ColumnarPlugin):
             cnt = dc.cnt.copy()
             present = dc.present_idx
             forced = len(present) < c.min_domains
-            min_match = 0 if forced else int(cnt[present].min())
+            min_match = 0 if forced else int(_MIN(cnt[present]))
             lut = np.empty(len(col) + 1, np.int32)
             lut[:-1] = (cnt > c.max_skew - self_match + min_match) * self.skew_id
             lut[-1] = self.label_id
@@ -300,17 +305,14 @@ class PodTopologySpread(ColumnarPlugin):
         s: SoftState = state.read(PRE_SCORE_STATE_KEY)
         acc = np.zeros(len(idx))
         s.hostname_counts = []
+        if kernels.available(self.ctx.table.n):
+            return self._score_compiled(s, idx, acc)
         for sc in s.constraints:
             if sc.hostname:
                 cnt = sc.matcher.counts[idx]
                 s.hostname_counts.append(cnt)
             else:
-                lookup = np.zeros(len(sc.column) + 1, INT)
-                lookup[:-1] = np.where(sc.present, sc.cnt, 0)
-                empty = sc.column.index.get("")
-                if sc.empty_total is not None and empty is not None:
-                    lookup[empty] = sc.empty_total
-                cnt = lookup[sc.column.slots[idx]]
+                cnt = self._lookup(sc)[sc.column.slots[idx]]
             term = cnt * sc.weight + float(sc.c.max_skew - 1)
             if sc.column.all_present:
                 acc = acc + term
@@ -320,12 +322,38 @@ class PodTopologySpread(ColumnarPlugin):
         raw = (t + (acc - t >= 0.5)).astype(INT)  # math.Round for acc >= 0
         return np.where(s.ignored, 0, raw)
 
+    def _score_compiled(self, s: SoftState, idx: np.ndarray, acc: np.ndarray) -> np.ndarray:
+        """score() through the kernels (the same float64 sums in the same order)."""
+        for sc in s.constraints:
+            skew = float(sc.c.max_skew - 1)
+            if sc.hostname:
+                cnt = np.empty(len(idx), INT)
+                kernels.spread_add_hostname(acc, idx, sc.matcher.counts, sc.column.missing,
+                                            sc.weight, skew, cnt)
+                s.hostname_counts.append(cnt)
+            else:
+                kernels.spread_add_domain(acc, idx, sc.column.slots, sc.column.missing,
+                                          self._lookup(sc), sc.weight, skew)
+        return kernels.spread_round(acc, s.ignored)
+
+    @staticmethod
+    def _lookup(sc: SoftConstraint) -> np.ndarray:
+        """Count per domain slot: the scored nodes' domains, "" for System defaults."""
+        lookup = np.zeros(len(sc.column) + 1, INT)
+        lookup[:-1] = np.where(sc.present, sc.cnt, 0)
+        empty = sc.column.index.get("")
+        if sc.empty_total is not None and empty is not None:
+            lookup[empty] = sc.empty_total
+        return lookup
+
     def normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
         s: SoftState = state.read(PRE_SCORE_STATE_KEY)
+        if kernels.available(self.ctx.table.n):
+            return kernels.spread_normalize(scores, s.ignored)
         kept = scores[~s.ignored]
         if len(kept) == 0:
             return np.zeros(len(scores), INT)
-        lo, hi = int(kept.min()), max(int(kept.max()), 0)
+        lo, hi = int(_MIN(kept)), max(int(_MAX(kept)), 0)
         if hi == 0:
             return np.where(s.ignored, 0, 100).astype(INT)
         return np.where(s.ignored, 0, 100 * (hi + lo - scores) // hi).astype(INT)
@@ -375,7 +403,7 @@ class PodTopologySpread(ColumnarPlugin):
         sc = s.constraints[j]
         table = self.ctx.table
         if sc.hostname:
-            pos = np.flatnonzero(~s.ignored & ~sc.column.missing[s.idx])
+            pos = (~s.ignored & ~sc.column.missing[s.idx]).nonzero()[0]
             nodes = s.idx[pos]
             cnts = (s.hostname_counts[j] if s.hostname_counts else sc.matcher.counts[s.idx])[pos]
             ranks = table.name_rank[nodes]
@@ -434,7 +462,7 @@ class PodTopologySpread(ColumnarPlugin):
         col = table.column(c.topology_key)
         groups, by_domain = [], {}
         for r, text in enumerate(labels):
-            nodes = np.flatnonzero(reason == r)
+            nodes = (reason == r).nonzero()[0]
             if len(nodes) == 0:
                 continue
             groups.append((text, len(nodes), table.names_of(nodes[:ex.MAX_NODE_NAMES])))

@@ -1,0 +1,192 @@
+"""Compiled loops (numba) for the hottest parts of a columnar cycle on large clusters.
+
+Each kernel is one plugin's (or the search's) array arithmetic written as a loop, with
+the same integer and float64 operations in the same order as the NumPy code it replaces,
+so the results are equal bit for bit (numba compiles without fast-math: no reassociation,
+no fused multiply-add). They pay where a cycle's NumPy calls are many and small: on
+thousands of nodes, one compiled pass replaces a dozen array operations and their
+per-call cost. Below ``MIN_NODES`` nodes, or without numba, the NumPy code runs.
+
+Compiled code is cached on disk next to this module (``cache=True``), so only the first
+run on a machine compiles.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+numba = None  # imported on the first large cluster (it costs a third of a second)
+_tried = False
+
+# Clusters this large use the kernels (WHATIF_KERNEL_MIN_NODES overrides; tests set 0).
+MIN_NODES = int(os.environ.get("WHATIF_KERNEL_MIN_NODES", "1000"))
+KERNELS = ("least_allocated", "balanced", "default_normalize", "spread_add_domain",
+           "spread_add_hostname", "spread_round", "spread_normalize", "fit_ok",
+           "first_feasible")
+
+
+def available(n: int) -> bool:
+    """Whether a cluster of n nodes runs the kernels (numba importable, n large enough)."""
+    if n < MIN_NODES:
+        return False
+    if not _tried:
+        _compile()
+    return numba is not None
+
+
+def _compile() -> None:
+    """Import numba and replace each kernel below by its compiled form (lazily, per call
+    signature; cached on disk)."""
+    global numba, _tried
+    _tried = True
+    try:
+        import numba as nb
+    except ImportError:  # the NumPy code paths give the same answers
+        return
+    numba = nb
+    module = globals()
+    for name in KERNELS:
+        module[name] = nb.njit(cache=True, nogil=True)(module[name])
+
+
+def least_allocated(alloc_cpu, alloc_mem, nz_cpu, nz_mem, idx, q_cpu, q_mem, w_cpu, w_mem):
+    """NodeResourcesFit LeastAllocated on cpu and memory (both allocatable everywhere)."""
+    out = np.empty(len(idx), np.int64)
+    for k in range(len(idx)):
+        i = idx[k]
+        a = alloc_cpu[i]
+        r = nz_cpu[i] + q_cpu
+        s_cpu = 0 if r > a else (a - r) * 100 // a
+        a = alloc_mem[i]
+        r = nz_mem[i] + q_mem
+        s_mem = 0 if r > a else (a - r) * 100 // a
+        out[k] = (s_cpu * w_cpu + s_mem * w_mem) // (w_cpu + w_mem)
+    return out
+
+
+def balanced(alloc_cpu, alloc_mem, req_cpu, req_mem, idx, q_cpu, q_mem):
+    """NodeResourcesBalancedAllocation on cpu and memory: int((1 - |f_cpu - f_mem| / 2) * 100)."""
+    out = np.empty(len(idx), np.int64)
+    for k in range(len(idx)):
+        i = idx[k]
+        f_cpu = min((req_cpu[i] + q_cpu) / alloc_cpu[i], 1.0)
+        f_mem = min((req_mem[i] + q_mem) / alloc_mem[i], 1.0)
+        out[k] = np.int64((1 - abs((f_cpu - f_mem) / 2)) * 100.0)
+    return out
+
+
+def default_normalize(scores, reverse):
+    """helper.DefaultNormalizeScore(100, reverse) for scores >= 0."""
+    top = 0
+    for v in scores:
+        if v > top:
+            top = v
+    out = np.empty(len(scores), np.int64)
+    for k in range(len(scores)):
+        if top == 0:
+            out[k] = 100 if reverse else scores[k]
+        else:
+            v = 100 * scores[k] // top
+            out[k] = 100 - v if reverse else v
+    return out
+
+
+def spread_add_domain(acc, idx, slots, missing, lookup, weight, skew):
+    """acc += count(domain) * weight + (maxSkew - 1), for nodes that have the key."""
+    for k in range(len(idx)):
+        i = idx[k]
+        if not missing[i]:
+            acc[k] = acc[k] + (lookup[slots[i]] * weight + skew)
+
+
+def spread_add_hostname(acc, idx, counts, missing, weight, skew, out_counts):
+    """The same with the node's own matching pods as the count (kept for explanations)."""
+    for k in range(len(idx)):
+        i = idx[k]
+        c = counts[i]
+        out_counts[k] = c
+        if not missing[i]:
+            acc[k] = acc[k] + (c * weight + skew)
+
+
+def spread_round(acc, ignored):
+    """math.Round of the sums (>= 0); ignored nodes 0."""
+    out = np.empty(len(acc), np.int64)
+    for k in range(len(acc)):
+        if ignored[k]:
+            out[k] = 0
+        else:
+            t = np.floor(acc[k])
+            out[k] = np.int64(t) + (1 if acc[k] - t >= 0.5 else 0)
+    return out
+
+
+def spread_normalize(scores, ignored):
+    """PodTopologySpread NormalizeScore: 100 * (max + min - s) / max over kept nodes."""
+    lo = np.int64(2 ** 62)
+    hi = np.int64(0)
+    kept = 0
+    for k in range(len(scores)):
+        if not ignored[k]:
+            kept += 1
+            if scores[k] < lo:
+                lo = scores[k]
+            if scores[k] > hi:
+                hi = scores[k]
+    out = np.zeros(len(scores), np.int64)
+    if kept == 0:
+        return out
+    for k in range(len(scores)):
+        if not ignored[k]:
+            out[k] = 100 if hi == 0 else 100 * (hi + lo - scores[k]) // hi
+    return out
+
+
+def fit_ok(room_pods, free_cpu, free_mem, q_cpu, q_mem):
+    """NodeResourcesFit Filter passes: room for one more pod, cpu and memory (requests > 0)."""
+    n = len(room_pods)
+    out = np.empty(n, np.bool_)
+    for i in range(n):
+        out[i] = (room_pods[i] >= 1 and (q_cpu <= 0 or free_cpu[i] >= q_cpu)
+                  and (q_mem <= 0 or free_mem[i] >= q_mem))
+    return out
+
+
+def first_feasible(ok, start, to_find):
+    """From ``start``, wrapping, the first ``to_find`` positions where ok (in that order)
+    and how many positions were looked at (all of them when fewer are feasible)."""
+    n = len(ok)
+    found = np.empty(min(to_find, n), np.int64)
+    f = 0
+    seen = 0
+    while seen < n and f < to_find:
+        p = start + seen
+        if p >= n:
+            p -= n
+        if ok[p]:
+            found[f] = p
+            f += 1
+        seen += 1
+    return found[:f], seen
+
+
+def warm() -> None:
+    """Compile (or load from the disk cache) every kernel for the argument types a
+    simulation uses, so that a large run does not pay for it on its first cycle. The
+    loader calls this for large scenarios: preparing the engine is part of loading."""
+    if not available(MIN_NODES):
+        return
+    i64 = np.zeros(2, np.int64)
+    idx = np.zeros(1, np.int64)
+    ok = np.ones(2, np.bool_)
+    acc = np.zeros(1)
+    least_allocated(i64 + 1, i64 + 1, i64, i64, idx, 1, 1, 1, 1)
+    balanced(i64 + 1, i64 + 1, i64, i64, idx, 1, 1)
+    default_normalize(i64, True)
+    spread_add_domain(acc, idx, i64, ok, i64, 1.0, 0.0)
+    spread_add_hostname(acc, idx, i64, ok, 1.0, 0.0, np.zeros(1, np.int64))
+    spread_round(acc, ok[:1])
+    spread_normalize(i64, ok)
+    fit_ok(i64, i64, i64, 1, 1)
+    first_feasible(ok, 0, 1)
