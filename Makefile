@@ -71,9 +71,12 @@ test: test-deps $(VENV)/.installed-dev services
 	if [ $$rc -eq 5 ]; then echo "no tests were collected"; exit 1; fi; exit $$rc
 
 # Benchmarks (not tests): generated clusters of 100 to 5,000 nodes; prints pods/s, peak memory,
-# filter/score time and the ratio to a NumPy floor. BENCH_ARGS="--quick" for a one-minute run.
-bench: $(VENV)/.installed
+# filter/score time and the ratio to a NumPy floor; then the web round trip of a 100-node
+# scenario through a real worker, Redis and PostgreSQL. BENCH_ARGS="--quick" for a short run.
+bench: $(VENV)/.installed services
 	$(PY) -m tests.bench.run $(BENCH_ARGS)
+	$(PY) -m tests.bench.web
 
-bench-quick: $(VENV)/.installed
+bench-quick: $(VENV)/.installed services
 	$(PY) -m tests.bench.run --quick
+	$(PY) -m tests.bench.web --runs 3

@@ -80,11 +80,12 @@ def _read_text(path: str) -> str:
 
 
 def load_scenario(text: str, filename: str = "scenario.yaml", config_text: str | None = None,
-                  config_filename: str = "config.yaml") -> Scenario:
-    """Parse manifests (and an optional separate configuration) into a Scenario."""
+                  config_filename: str = "config.yaml", parsed: list | None = None) -> Scenario:
+    """Parse manifests (and an optional separate configuration) into a Scenario;
+    ``parsed``: the text's documents from ``scenario_io.parse_fast``, if already read."""
     try:
         builder = _Builder(filename)
-        for doc in read_documents(text, filename):
+        for doc in read_documents(text, filename, parsed):
             builder.add(doc)
         return builder.build(config_text, config_filename)
     except RecursionError:

@@ -45,12 +45,27 @@ MAX_ALIAS_RATIO = 10
 ERR_EXCESSIVE_ALIASING = "document contains excessive aliasing"
 
 
-def read_documents(text: str, filename: str) -> Iterator[dict]:
-    """Each Kubernetes object in the text, ``List`` items flattened, in file order."""
-    for doc in _parse(text, filename):
+def read_documents(text: str, filename: str, parsed: list[Any] | None = None
+                   ) -> Iterator[dict]:
+    """Each Kubernetes object in the text, ``List`` items flattened, in file order
+    (``parsed``: the text's documents, when the caller has parsed them already)."""
+    for doc in parsed if parsed is not None else _parse(text, filename):
         if doc is None:
             continue
         yield from _flatten(doc, filename)
+
+
+def parse_fast(text: str) -> list[Any] | None:
+    """The text's documents when it is JSON or takes the fast YAML path (no anchors, no
+    aliases, nothing YAML 1.1 reads differently), else None: then only ``read_documents``
+    parses it, with PyYAML's checks and error messages. A caller may inspect these
+    documents (e.g. limit their depth) and hand them to ``load_scenario``."""
+    if text.lstrip().startswith("{"):
+        try:
+            return [json.loads(text)]
+        except json.JSONDecodeError:
+            return None
+    return _fast_yaml(text)
 
 
 def _parse(text: str, filename: str) -> list[Any]:

@@ -86,3 +86,19 @@ class ExplainPodTestCase(BaseTestCase):
         tasks.execute_run.run(run.pk)
         run.refresh_from_db()
         self.assertEqual(len(run.result["explanations"]), 10)
+
+
+class EngineLoadTestCase(BaseTestCase):
+    def test_it_loads_a_text_once_per_process(self):
+        from webapp.scenarios import engine
+
+        first = engine.load(MIN_DOMAINS)
+        self.assertIs(engine.load(MIN_DOMAINS), first)
+        self.assertIsNot(engine.load(MIN_DOMAINS + "\n# another text\n"), first)
+
+    def test_a_deep_fast_path_text_is_refused_with_its_position(self):
+        from webapp.scenarios import engine
+
+        deep = "a: " + "[" * 60 + "]" * 60 + "\n"
+        with self.assertRaisesMessage(engine.ScenarioInvalid, "nesting deeper than 50 levels at line 1"):
+            engine.load(deep)

@@ -5,9 +5,16 @@ unchanged, and turns ScenarioError into ScenarioInvalid, which the API and
 the forms show next to the object and field it names.
 """
 
+import hashlib
+import logging
+import time
+from collections import OrderedDict
+
 import scheduler_core
 
 from . import limits
+
+log = logging.getLogger(__name__)
 
 SCENARIO_FILE = "scenario.yaml"
 CONFIG_FILE = "config.yaml"
@@ -23,23 +30,66 @@ class ScenarioInvalid(Exception):
         self.input = input  # "manifests" or "config": which text is wrong
 
 
+# Loaded scenarios by their text: a revision is simulated again and again (re-runs with
+# other seeds, sweeps, explanations on demand), and scenarios are immutable values.
+_LOADED = OrderedDict()
+LOADED_MAX = 8  # scenarios kept per process
+LOADED_MAX_BYTES = 8_000_000  # texts larger than this are not kept
+
+
 def load(manifests, config=""):
-    """Parse and check a scenario with the engine; raises ScenarioInvalid."""
+    """Parse and check a scenario with the engine (once per text and process); raises
+    ScenarioInvalid."""
+    if len(manifests) + len(config or "") > LOADED_MAX_BYTES:
+        return _load(manifests, config)
+    key = hashlib.sha256(f"{len(manifests)}:{manifests}{config or ''}".encode()).digest()
+    found = _LOADED.get(key)
+    if found is None:
+        found = _LOADED[key] = _load(manifests, config)
+        if len(_LOADED) > LOADED_MAX:
+            _LOADED.popitem(last=False)
+    _LOADED.move_to_end(key)
+    return found
+
+
+def _load(manifests, config=""):
     if not manifests.strip():
         raise ScenarioInvalid(f"{SCENARIO_FILE}: no Kubernetes objects found")
+    parsed = None
     for text, filename, which in ((manifests, SCENARIO_FILE, "manifests"), (config or "", CONFIG_FILE, "config")):
         try:
-            limits.check_text(text, filename)  # size and nesting, before a parser can choke on them
+            # size and nesting, before a parser can choke on them
+            docs = limits.check_text(text, filename, parse_fast)
         except limits.TooLarge as e:
             raise ScenarioInvalid(str(e), input=which) from e
+        if which == "manifests":
+            parsed = docs
     try:
         return scheduler_core.load_scenario(
-            manifests, filename=SCENARIO_FILE, config_text=config or None)
+            manifests, filename=SCENARIO_FILE, config_text=config or None, parsed=parsed)
     except scheduler_core.ScenarioError as e:
         raise ScenarioInvalid(
             str(e), object=e.object or "", field=e.field or "",
             input="config" if e.file == CONFIG_FILE else "manifests",
         ) from e
+
+
+def parse_fast(text):
+    """The engine's fast parse of a text (documents), or None when it takes PyYAML's path."""
+    from scheduler_core.scenario_io import parse_fast as parse
+
+    return parse(text)
+
+
+def warm():
+    """Load the engine's compiled loops for every cluster size (a worker runs many
+    simulations, so compiling once pays off even on small ones)."""
+    import os
+
+    from scheduler_core.columnar import kernels
+
+    kernels.MIN_NODES = int(os.environ.get("WHATIF_KERNEL_MIN_NODES", "0"))
+    kernels.warm()
 
 
 def validate(manifests, config=""):
@@ -50,7 +100,14 @@ def validate(manifests, config=""):
 def simulate(manifests, config="", seed=0, detail="failed"):
     """Run the whole scheduling loop; returns the engine's result dict. ``detail``: which
     pods' latest cycles to explain ("failed": those left pending; or a list of pod keys)."""
-    return scheduler_core.simulate(load(manifests, config), seed=seed, detail=detail)
+    started = time.perf_counter()
+    scenario = load(manifests, config)
+    loaded = time.perf_counter()
+    result = scheduler_core.simulate(scenario, seed=seed, detail=detail)
+    log.info("engine: loaded %d nodes and %d pods in %.0f ms, simulated in %.0f ms",
+             len(scenario.nodes), len(scenario.pods), (loaded - started) * 1000,
+             (time.perf_counter() - loaded) * 1000)
+    return result
 
 
 def run_filter(manifests, config, pod):

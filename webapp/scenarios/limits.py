@@ -28,12 +28,32 @@ def human_bytes(n):
     return f"{n / 1_000_000:.1f} MB" if n >= 100_000 else f"{n} bytes"
 
 
-def check_text(text, filename="scenario.yaml"):
-    """Raise TooLarge if `text` is over MANIFEST_MAX_BYTES or nested deeper than MANIFEST_MAX_NESTING."""
+def check_text(text, filename="scenario.yaml", parse_fast=None):
+    """Raise TooLarge if `text` is over MANIFEST_MAX_BYTES or nested deeper than MANIFEST_MAX_NESTING.
+
+    `parse_fast(text)` (the engine's) gives the documents when the text takes its fast
+    path (JSON, or YAML without anchors or aliases, read by a parser that cannot crash on
+    depth and expands no alias bomb): then depth and NUL characters are checked on those
+    values and they are returned for the engine to reuse. Otherwise None, after the
+    check on libyaml's event stream.
+    """
     size = len(text.encode("utf-8", errors="replace"))
     if size > settings.MANIFEST_MAX_BYTES:
         raise TooLarge(f"{filename} is {human_bytes(size)}; the limit is {human_bytes(settings.MANIFEST_MAX_BYTES)} "
                        "(MANIFEST_MAX_BYTES).")
+    docs = parse_fast(text) if parse_fast is not None else None
+    if docs is not None:
+        problem = json_problem(docs, settings.MANIFEST_MAX_NESTING + 1)  # the list of documents is a level
+        if problem is None:
+            return docs
+        if problem[0] == "nul":
+            raise TooLarge(f"{filename}: a NUL character (\\0) in {problem[1] or 'a value'}; "
+                           "values cannot contain it.")
+    _check_events(text, filename)
+    return None
+
+
+def _check_events(text, filename):
     # One flat pass over libyaml's events, nothing built: the nesting depth, and each
     # node's size once aliases are expanded (an alias counts as the whole node it names).
     sizes = {}  # anchor -> expanded size of its node

@@ -45,12 +45,16 @@ class QueueUnavailable(Exception):
 def execute_run(self, run_id):
     if not claim(run_id, redelivered=bool((self.request.delivery_info or {}).get("redelivered"))):
         return
+    started = time.perf_counter()
     run = Run.objects.select_related("revision").get(pk=run_id)
     status, result, error = compute(run)
+    computed = time.perf_counter()
     # One write for status, result and error; only if the sweep hasn't reaped the run meanwhile.
     Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(
         status=status, result=result, error=error, finished_at=timezone.now()
     )
+    log.info("run %s: %s; engine %.0f ms, stored in %.0f ms", run_id, status,
+             (computed - started) * 1000, (time.perf_counter() - computed) * 1000)
 
 
 def claim(run_id, redelivered=False):

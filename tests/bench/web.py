@@ -1,0 +1,121 @@
+"""The web round trip (issue 8): a run of a 100-node / 1,000-pod scenario, from the API
+request to the stored result, through a real Celery worker, Redis and PostgreSQL.
+
+``python -m tests.bench.web`` (``make bench`` runs it): creates the database
+``whatif_bench`` on this machine's PostgreSQL when missing, migrates it, starts a worker
+on a queue of its own, then times ``POST /api/scenarios/<id>/runs/`` until
+``GET /api/runs/<id>/`` says succeeded (polling every 10 ms), several times, and prints
+each figure, and the worker's own log lines (engine and database times). The first run
+loads the text; the worker keeps loaded scenarios, so later runs of the same revision
+(other seeds, sweeps, explanations) skip that. A benchmark, not a test: nothing is
+asserted.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DB = "whatif_bench"
+
+
+def _env() -> dict:
+    env = dict(os.environ)
+    env.setdefault("DATABASE_URL", f"postgres://postgres@127.0.0.1:5432/{DB}")
+    env.setdefault("REDIS_URL", "redis://127.0.0.1:6379/5")
+    env.setdefault("FAST_PASSWORD_HASHER", "true")
+    return env
+
+
+def _start_worker(env: dict, queue: str, log: Path) -> subprocess.Popen:
+    out = open(log, "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "webapp", "worker", "-l", "info", "-P", "solo",
+         "-Q", queue, "--without-gossip", "--without-mingle", "--without-heartbeat"],
+        cwd=ROOT, env={**env, "CELERY_QUEUE": queue}, stdout=out, stderr=subprocess.STDOUT,
+        start_new_session=True)
+    deadline = time.monotonic() + 60
+    while "ready." not in log.read_text():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit(f"the worker did not start:\n{log.read_text()[-2000:]}")
+        time.sleep(0.1)
+    return proc
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m tests.bench.web", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--size", default="small", help="generator size (default small: 100 x 1,000)")
+    p.add_argument("--runs", type=int, default=5)
+    args = p.parse_args(argv)
+    env = _env()
+    os.environ.update(env)
+    subprocess.run(["createdb", "-h", "127.0.0.1", "-U", "postgres", DB],
+                   capture_output=True, check=False)  # exists already: fine
+    os.environ["DJANGO_SETTINGS_MODULE"] = "webapp.settings"
+    sys.path.insert(0, str(ROOT))
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.test import Client
+
+    from tests.bench.generate import generate, to_yaml
+    from webapp.celery import app
+    from webapp.scenarios.models import Membership, Run, Team
+    from django.contrib.auth import get_user_model
+
+    call_command("migrate", verbosity=0)
+    queue = f"whatif-bench-{uuid.uuid4().hex[:8]}"
+    app.conf.task_default_queue = queue
+    user, _ = get_user_model().objects.get_or_create(username="bench")
+    team, _ = Team.objects.get_or_create(name="bench")
+    Membership.objects.get_or_create(team=team, user=user, defaults={"role": "owner"})
+    client = Client(HTTP_HOST="127.0.0.1")
+    client.force_login(user)
+    text = to_yaml(generate(args.size, 0).objects)
+    r = client.post(f"/api/scenarios/?team=bench&name=bench-{args.size}-{queue}", text,
+                    content_type="application/yaml")
+    if r.status_code != 201:
+        raise SystemExit(f"creating the scenario failed: {r.status_code} {r.content[:500]!r}")
+    runs_url = r.json()["links"]["runs"]
+    log = Path(tempfile.mkdtemp(prefix="whatif-bench-web-")) / "worker.log"
+    worker = _start_worker(env, queue, log)
+    times = []
+    try:
+        for i in range(args.runs):
+            t = time.perf_counter()
+            r = client.post(runs_url, {"seed": i}, content_type="application/json")
+            run_url = r.json()["url"]
+            while True:
+                body = client.get(run_url).json()
+                if body["status"] in (Run.Status.SUCCEEDED, Run.Status.FAILED):
+                    break
+                time.sleep(0.01)
+            seconds = time.perf_counter() - t
+            times.append(seconds)
+            pods = len(body["result"]["pods"]) if body["result"] else 0
+            what = "cold: the worker loads the text" if i == 0 else "the worker has the text loaded"
+            print(f"run {i + 1}: {body['status']} in {seconds * 1000:.0f} ms ({pods} pods; {what})",
+                  flush=True)
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait(20)
+    print("worker log:", *[ln.split("]", 1)[-1].strip() for ln in log.read_text().splitlines()
+                           if "engine:" in ln or "stored in" in ln][-4:], sep="\n  ")
+    print(f"web round trip, {args.size} ({len(text) / 1e6:.1f} MB of YAML): first run "
+          f"{times[0] * 1000:.0f} ms, then median {statistics.median(times[1:] or times) * 1000:.0f} ms "
+          f"over {len(times) - 1} runs (target: under 1,000 ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
