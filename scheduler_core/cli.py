@@ -16,6 +16,8 @@ from typing import Any, Sequence
 from .errors import ScenarioError
 
 EXIT_OK, EXIT_NO, EXIT_BAD_INPUT = 0, 1, 2
+# simulate --explain: which pods get an explanation (api.simulate's detail)
+EXPLAIN = {"failed": "failed", "all": True, "none": False}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -45,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("scenario")
     s.add_argument("--config", metavar="FILE")
     s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--explain", choices=sorted(EXPLAIN), default="failed",
+                   help="which pods' latest cycle is explained in \"explanations\": the "
+                        "pods left pending (default), all pods, or none")
     v = sub.add_parser("validate-update", help="would the apiserver accept this Pod update?")
     v.add_argument("old")
     v.add_argument("new")
@@ -87,7 +92,7 @@ def _dispatch(args: argparse.Namespace) -> tuple[Any, int]:
         return api.run_filter(scenario, args.pod), EXIT_OK
     if args.command == "score":
         return api.run_score(scenario, args.pod), EXIT_OK
-    result = api.simulate(scenario, seed=args.seed)
+    result = api.simulate(scenario, seed=args.seed, detail=EXPLAIN[args.explain])
     _warn(result.get("warnings", [])[len(scenario.warnings):])
     return result, EXIT_OK
 

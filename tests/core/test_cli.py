@@ -100,3 +100,30 @@ def test_module_entry_point_exit_code() -> None:
                            str(G / "bad-maxskew.yaml"), "--pod", "default/p"],
                           capture_output=True, text=True, cwd=ROOT)
     assert (proc.returncode, proc.stdout, len(proc.stderr.splitlines())) == (2, "", 1)
+
+
+MIN_DOMAINS = Path(__file__).resolve().parents[2] / "webapp/scenarios/examples/min-domains.yaml"
+PENDING = [f"default/api-5b7d9c8f4-{s}" for s in ("b8c9d", "e1f2g", "v4w5x", "y6z7a")]
+
+
+@pytest.mark.parametrize("flag, explained", [
+    ([], PENDING),  # the pods left pending (the default)
+    (["--explain", "failed"], PENDING),
+    (["--explain", "all"], "all ten"),
+    (["--explain", "none"], None),
+])
+def test_simulate_explains_the_pods_its_flag_names(flag, explained, capsys) -> None:
+    main(["simulate", str(MIN_DOMAINS), *flag])
+    doc = json.loads(capsys.readouterr().out)
+    got = sorted(doc["explanations"]) if "explanations" in doc else None
+    if explained == "all ten":
+        assert got == sorted(p["pod"] for p in doc["pods"]) and len(got) == 10
+    else:
+        assert got == explained
+    assert [p["outcome"] for p in doc["pods"]].count("Unschedulable") == 4
+
+
+def test_simulate_refuses_an_unknown_explain_value(capsys) -> None:
+    assert main(["simulate", f"{G}/spread.yaml", "--explain", "some"]) == 2
+    assert capsys.readouterr().err.splitlines()[-1].startswith(
+        "error: argument --explain: invalid choice: 'some'")
