@@ -249,7 +249,11 @@ RUN_SOFT_TIME_LIMIT = max(1, RUN_TIME_LIMIT - 10)
 RUN_QUEUED_RESEND_AFTER = envint("RUN_QUEUED_RESEND_AFTER", "600")
 # Which pods a run explains while it runs: "failed" (those left pending; any other pod's
 # explanation is computed on demand), "all", or "none".
-RUN_DETAIL = {"failed": "failed", "all": True, "none": False}[os.environ.get("RUN_DETAIL", "failed")]
+_RUN_DETAILS = {"failed": "failed", "all": True, "none": False}
+if os.environ.get("RUN_DETAIL", "failed") not in _RUN_DETAILS:
+    raise ImproperlyConfigured(
+        f"RUN_DETAIL must be failed, all or none, not {os.environ['RUN_DETAIL']!r}")
+RUN_DETAIL = _RUN_DETAILS[os.environ.get("RUN_DETAIL", "failed")]
 RUN_TEST_DELAY = float(os.environ.get("RUN_TEST_DELAY", "0"))  # tests only: seconds each run sleeps first
 # Publishing a run gives up quickly when the broker is down: the API answers 503 and the run stays queued.
 RUN_PUBLISH_RETRY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}

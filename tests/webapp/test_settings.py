@@ -1,7 +1,14 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from webapp.settings import envbool, envint, envlist
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("value, expected", [("true", True), ("1", True), ("off", False), ("False", False)])
@@ -29,3 +36,16 @@ def test_it_reads_integers_and_none(monkeypatch):
 def test_it_splits_lists(monkeypatch):
     monkeypatch.setenv("X_LIST", " a, b ,,c ")
     assert envlist("X_LIST", "") == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("name, value, message", [
+    ("RUN_DETAIL", "sometimes", "error: RUN_DETAIL must be failed, all or none, not 'sometimes'"),
+    ("DEBUG", "maybe", "error: DEBUG must be true or false, not 'maybe'"),
+])
+def test_manage_py_names_a_bad_setting_in_one_line(name, value, message):
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    env[name] = value
+    out = subprocess.run([sys.executable, "manage.py", "check"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1
+    assert out.stderr.strip() == message
