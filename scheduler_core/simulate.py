@@ -7,6 +7,8 @@ without wall-clock time: it stops when the active queue is empty. Ties are broke
 """
 from __future__ import annotations
 
+import contextlib
+import gc
 import random
 
 from .framework.cycle_state import CycleState
@@ -333,12 +335,30 @@ def simulate(scenario, seed: int = 0, detail=True, fast: bool = True) -> dict:
     ``detail``: which pods get an explanation of their latest cycle ("explanations",
     plus "preemptions"): True every pod, "failed" the pods whose latest cycle failed, a
     collection of pod keys those pods, False none."""
-    sim = _columnar(scenario, seed, detail) if fast else None
-    if sim is None:
-        sim = Simulation(scenario, seed, detail, fast)
-    sim.enqueue_pending()
-    sim.run()
-    return sim.result()
+    with _scenario_frozen():
+        sim = _columnar(scenario, seed, detail) if fast else None
+        if sim is None:
+            sim = Simulation(scenario, seed, detail, fast)
+        sim.enqueue_pending()
+        sim.run()
+        return sim.result()
+
+
+@contextlib.contextmanager
+def _scenario_frozen():
+    """The objects that exist when a run starts (the loaded scenario, mostly) are left out
+    of the cycle collector's scans while it runs (``gc.freeze``), and handed back after
+    (``gc.unfreeze``): a run allocates many short-lived containers, and each full
+    collection would otherwise walk the whole scenario again. Left alone when something
+    else already froze objects (it owns that state)."""
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _columnar(scenario, seed: int, detail) -> Simulation | None:

@@ -23,7 +23,7 @@ _tried = False
 MIN_NODES = int(os.environ.get("WHATIF_KERNEL_MIN_NODES", "1000"))
 KERNELS = ("least_allocated", "balanced", "default_normalize", "spread_add_domain",
            "spread_add_hostname", "spread_round", "spread_normalize", "fit_ok",
-           "first_feasible")
+           "first_feasible", "present_min", "spread_filter")
 
 
 def available(n: int) -> bool:
@@ -153,6 +153,32 @@ def fit_ok(room_pods, free_cpu, free_mem, q_cpu, q_mem):
     return out
 
 
+def present_min(cnt, present):
+    """The smallest count among the domains present (present is not empty)."""
+    lo = cnt[present[0]]
+    for k in range(1, len(present)):
+        v = cnt[present[k]]
+        if v < lo:
+            lo = v
+    return lo
+
+
+def spread_filter(status, ok, slots, cnt, threshold, skew_id, label_id):
+    """PodTopologySpread Filter, one constraint folded into ``status`` (0: passing so
+    far; a failed node keeps its first status): a node without the key (slot len(cnt))
+    gets label_id, one whose domain count is over threshold (maxSkew - selfMatch +
+    minMatch) skew_id; ``ok`` is status == 0 after it."""
+    m = len(cnt)
+    for i in range(len(slots)):
+        if status[i] == 0:
+            v = slots[i]
+            if v == m:
+                status[i] = label_id
+            elif cnt[v] > threshold:
+                status[i] = skew_id
+        ok[i] = status[i] == 0
+
+
 def first_feasible(ok, start, to_find):
     """From ``start``, wrapping, the first ``to_find`` positions where ok (in that order)
     and how many positions were looked at (all of them when fewer are feasible)."""
@@ -190,3 +216,5 @@ def warm() -> None:
     spread_normalize(i64, ok)
     fit_ok(i64, i64, i64, 1, 1)
     first_feasible(ok, 0, 1)
+    present_min(i64, idx)
+    spread_filter(np.zeros(2, np.int32), ok.copy(), np.zeros(2, np.intp), i64, 1, 1, 2)

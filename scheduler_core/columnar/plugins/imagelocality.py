@@ -25,16 +25,20 @@ class ImageLocality(ColumnarPlugin):
         super().__init__(ref, ctx)
         self._by_image: dict[str, np.ndarray] = {}
         self._by_pod = TemplateCache()
+        self._holders: dict[str, list[tuple[int, object]]] | None = None
 
     def _image(self, name: str) -> np.ndarray:
         arr = self._by_image.get(name)
         if arr is None:
+            if self._holders is None:  # image -> the nodes holding it, in one pass
+                self._holders = {}
+                for i, ni in enumerate(self.ctx.node_infos):
+                    for image, st in ni.image_states.items():
+                        self._holders.setdefault(image, []).append((i, st))
             n = self.ctx.table.n
             arr = np.zeros(n, np.int64)
-            for i, ni in enumerate(self.ctx.node_infos):
-                st = ni.image_states.get(name)
-                if st is not None:
-                    arr[i] = il.scaled_image_score(st, n)
+            for i, st in self._holders.get(name, ()):
+                arr[i] = il.scaled_image_score(st, n)
             self._by_image[name] = arr
         return arr
 

@@ -63,7 +63,10 @@ class HardConstraint:
     self_match: int
     min_match: int
     forced_zero: bool
-    lut: np.ndarray  # status id per domain slot (the last slot: the node lacks the key)
+    # status id per domain slot (the last slot: the node lacks the key); None when the
+    # kernels filter (they compare counts with the threshold themselves)
+    lut: np.ndarray | None
+    threshold: int  # a domain whose count is over it fails: maxSkew - selfMatch + minMatch
 
 
 @dataclass(eq=False)
@@ -200,20 +203,37 @@ class PodTopologySpread(ColumnarPlugin):
         if not cons:
             return None, Status(Code.Skip)
         hard = []
+        compiled = kernels.available(self.ctx.table.n)
         for c, (m, col, dc), self_match in zip(cons, counters, self_matches):
             cnt = dc.cnt.copy()
             present = dc.present_idx
             forced = len(present) < c.min_domains
-            min_match = 0 if forced else int(_MIN(cnt[present]))
-            lut = np.empty(len(col) + 1, np.int32)
-            lut[:-1] = (cnt > c.max_skew - self_match + min_match) * self.skew_id
-            lut[-1] = self.label_id
-            hard.append(HardConstraint(c, col, dc, m, cnt, self_match, min_match, forced, lut))
+            if forced:
+                min_match = 0
+            else:
+                min_match = int(kernels.present_min(cnt, present) if compiled
+                                else _MIN(cnt[present]))
+            threshold = c.max_skew - self_match + min_match
+            lut = None
+            if not compiled:
+                lut = np.empty(len(col) + 1, np.int32)
+                lut[:-1] = (cnt > threshold) * self.skew_id
+                lut[-1] = self.label_id
+            hard.append(HardConstraint(c, col, dc, m, cnt, self_match, min_match, forced, lut,
+                                       threshold))
         state.write(PRE_FILTER_STATE_KEY, HardState(hard))
         return None, SUCCESS
 
     def filter_ok(self, state: CycleState, pod: Pod) -> np.ndarray:
         s: HardState = state.read(PRE_FILTER_STATE_KEY)
+        if s.constraints[0].lut is None:  # the kernels
+            n = self.ctx.table.n
+            status, ok = np.zeros(n, np.int32), np.empty(n, bool)
+            for h in s.constraints:
+                kernels.spread_filter(status, ok, h.column.slots, h.cnt, h.threshold,
+                                      self.skew_id, self.label_id)
+            s.status = status
+            return ok
         status = None
         for h in s.constraints:
             mine = h.lut[h.column.slots]

@@ -96,13 +96,21 @@ class DefaultPreemption(Plugin):
                     return False, ERR_REASON_TERMINATING_ON_NOMINATED
         return True, ""
 
+    def no_victims_status(self, pod: Pod, node_info: NodeInfo) -> Status | None:
+        """SelectVictimsOnNode's status for a node without a pod of lower priority than
+        pod (None when it has one): the dry run then clones neither node nor state."""
+        for pi in node_info.pods:
+            if pi.pod.priority < pod.priority:
+                return None
+        return new_status(Code.UnschedulableAndUnresolvable, ERR_REASON_NO_VICTIMS)
+
     def select_victims_on_node(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
                                pdbs: Sequence[PDB]) -> tuple[list[Pod], int, Status, dict]:
         """SelectVictimsOnNode on a cloned state and NodeInfo: (victims, #PDB violations,
         status, victim key -> violated PDB keys)."""
         potential = [pi for pi in node_info.pods if pi.pod.priority < pod.priority]
         if not potential:
-            return [], 0, new_status(Code.UnschedulableAndUnresolvable, ERR_REASON_NO_VICTIMS), {}
+            return [], 0, self.no_victims_status(pod, node_info), {}
         try:
             for pi in potential:
                 self._remove_pod(state, pod, pi, node_info)

@@ -145,11 +145,17 @@ class Evaluator:
         violating: list[Candidate] = []
         statuses: dict[str, Status] = {}
         errs: list[str] = []
+        quick = getattr(self.interface, "no_victims_status", None)
         for i in range(len(potential)):
-            ni = potential[(offset + i) % len(potential)].clone()
+            ni = potential[(offset + i) % len(potential)]
             trace.evaluated.append(ni.name)
+            # a node without a possible victim is answered without cloning anything
+            st = quick(pod, ni) if quick is not None else None
+            if st is not None:
+                statuses[ni.name] = st
+                continue
             victims, n_pdb, st, why = self.interface.select_victims_on_node(
-                state.clone(), pod, ni, pdbs)
+                state.clone(), pod, ni.clone(), pdbs)
             if st.is_success() and victims:
                 c = Candidate(ni.name, victims, n_pdb, why)
                 bucket = non_violating if n_pdb == 0 else violating

@@ -64,6 +64,9 @@ class PreFilterState:
     critical_paths: list[CriticalPaths] = field(default_factory=list)
     # one entry per constraint; topology value -> number of matching pods in that domain
     tp_value_to_match_num: list[dict[str, int]] = field(default_factory=list)
+    # the counts are shared with clones until one of them changes a count (preemption
+    # clones the state once per node it tries; most never change it)
+    shared: bool = False
 
     def min_match_num(self, i: int, min_domains: int) -> int:
         """minMatchNum: the global minimum, 0 when fewer domains than minDomains."""
@@ -72,9 +75,17 @@ class PreFilterState:
         return self.critical_paths[i].paths[0].match_num
 
     def clone(self) -> "PreFilterState":
-        """Clone: constraints shared, counts and paths copied."""
+        """Clone: constraints shared, paths copied, counts copied on their first change."""
+        self.shared = True
         return PreFilterState(self.constraints, [p.clone() for p in self.critical_paths],
-                              [dict(m) for m in self.tp_value_to_match_num])
+                              self.tp_value_to_match_num, True)
+
+    def own_counts(self) -> list[dict[str, int]]:
+        """The counts, to change: copied first while a clone shares them."""
+        if self.shared:
+            self.tp_value_to_match_num = [dict(m) for m in self.tp_value_to_match_num]
+            self.shared = False
+        return self.tp_value_to_match_num
 
 
 def node_topology_counts(pod: Pod, node_info: NodeInfo, constraints: Sequence[Constraint],
@@ -142,7 +153,7 @@ def update_with_pod(s: PreFilterState, updated_pod: Pod, preemptor: Pod, node: N
         if not c.match_node_inclusion_policies(preemptor, node, required):
             continue
         v = node.labels[c.topology_key]
-        m = s.tp_value_to_match_num[i]
+        m = s.own_counts()[i]
         m[v] = m.get(v, 0) + delta
         s.critical_paths[i].update(v, m[v])
 
