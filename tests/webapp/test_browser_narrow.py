@@ -51,7 +51,7 @@ def pages(scenario, run, draft_run, sweep, preempt_run, share_token):
     ]
 
 
-def test_no_page_scrolls_sideways(page, live_server, celery_worker_proc, artifacts):
+def test_no_page_scrolls_sideways_or_fails_to_load_a_resource(page, live_server, celery_worker_proc, artifacts):
     user = make_user("narrow", password="narrow-pass-1")
     team = Team.objects.create(name="demo")
     Membership.objects.create(team=team, user=user, role="owner")
@@ -73,7 +73,9 @@ def test_no_page_scrolls_sideways(page, live_server, celery_worker_proc, artifac
     page.get_by_label("Password").fill("narrow-pass-1")
     page.get_by_role("button", name="Log in").click()
     page.get_by_role("heading", name="Scenarios").wait_for()
-    overflowing = []
+    overflowing, failed = [], []
+    # every page's own resources load: stylesheet, scripts, icon, htmx fragments
+    page.on("response", lambda r: r.status >= 400 and failed.append(f"{r.status} {r.url}"))
     for width, height in VIEWPORTS:
         page.set_viewport_size({"width": width, "height": height})
         for name, url in pages(scenario, run, draft_run, sweep, preempt_run, share_token):
@@ -84,6 +86,7 @@ def test_no_page_scrolls_sideways(page, live_server, celery_worker_proc, artifac
                 overflowing.append(f"{name} at {width}px: {scroll} > {inner}")
             page.screenshot(path=str(artifacts / f"narrow-{name}-{width}.png"), full_page=True)
     assert overflowing == []
+    assert failed == []
 
 
 def test_the_filter_table_scrolls_in_its_own_focusable_region(page, live_server, celery_worker_proc):

@@ -1,3 +1,7 @@
+import re
+
+from django.contrib.staticfiles import finders
+
 from .base import BaseTestCase, make_user
 
 
@@ -15,3 +19,9 @@ class LoginTestCase(BaseTestCase):
     def test_it_logs_out_with_post(self):
         self.client.force_login(self.viewer)
         self.assertRedirects(self.client.post("/logout/"), "/login/")
+
+    def test_pages_name_an_icon_that_our_static_files_hold(self):
+        # without one, every browser asks for /favicon.ico and logs a 404
+        r = self.client.get("/login/")
+        href = re.search(r'<link rel="icon" href="/static/([^"]+)"', r.content.decode()).group(1)
+        self.assertIsNotNone(finders.find(href))

@@ -17,8 +17,17 @@ class RunNodeTestCase(BaseTestCase):
         self.assertContains(r, "Node node-a")
         self.assertContains(r, 'aria-label="cpu requested"')
         self.assertContains(r, "checkout-3c5e7a9b2-x3y4z")
-        self.assertContains(r, "nominated: default/checkout-3c5e7a9b2-x3y4z")
         self.assertContains(r, "Evicted from this node")
+
+    def test_a_pod_nominated_and_then_bound_is_no_longer_marked_nominated(self):
+        # checkout preempted a batch pod on node-a, was nominated there, and bound in cycle 2
+        self.client.force_login(self.viewer)
+        for url in (f"/runs/{self.the_run.pk}/nodes/node-a/", f"/runs/{self.the_run.pk}/nodes/",
+                    f"/runs/{self.the_run.pk}/topology/"):
+            r = self.client.get(url)
+            self.assertEqual(r.status_code, 200)
+            self.assertNotContains(r, "nominated: default/checkout-3c5e7a9b2-x3y4z")
+        self.assertContains(self.client.get(f"/runs/{self.the_run.pk}/nodes/node-a/"), "checkout-3c5e7a9b2-x3y4z")
 
     def test_it_offers_a_copy_link_to_the_node_view(self):
         self.client.force_login(self.viewer)

@@ -27,6 +27,7 @@ class RunTimelineTestCase(BaseTestCase):
         self.assertContains(r, 'id="step-number">2<')
         self.assertContains(r, "Successfully assigned default/checkout-3c5e7a9b2-x3y4z to node-a")
         self.assertContains(r, "Pending (0)")
+        self.assertNotContains(r, "nominated: default/checkout-3c5e7a9b2-x3y4z")  # bound now
         self.assertNotContains(r, 'id="step-next"')
 
     def test_it_clamps_a_bad_step(self):

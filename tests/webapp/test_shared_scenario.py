@@ -1,8 +1,10 @@
 import re
 
+from webapp.scenarios import pod_updates, services
 from webapp.scenarios.models import Run, ShareLink
 
 from .base import BaseTestCase
+from .test_pod_updates_service import GATED, LOOSEN, NODE
 
 
 class SharedScenarioTestCase(BaseTestCase):
@@ -37,3 +39,21 @@ class SharedScenarioTestCase(BaseTestCase):
         self.client.force_login(self.editor)
         self.assertEqual(self.client.post(f"/scenarios/{self.scenario.pk}/share/").status_code, 403)
         self.assertFalse(ShareLink.objects.exists())
+
+
+class SharedGatedPodsTestCase(BaseTestCase):
+    def test_a_share_link_shows_the_gated_pods_and_rejected_updates_read_only(self):
+        scenario = services.create_scenario(team=self.team, name="gated", author=self.owner,
+                                            manifests=NODE + "---\n" + GATED)
+        attempt = pod_updates.propose(scenario, "data", "db-0", author=self.editor, patch=LOOSEN)
+        self.assertFalse(attempt.allowed)
+        _, token = ShareLink.create(scenario, self.owner)
+        r = self.client.get(f"/s/{token}/")
+        self.assertContains(r, "Gated pods")
+        self.assertContains(r, "<th scope=\"row\">data/db-0</th>", html=False)
+        self.assertContains(r, "example.com/placement")
+        self.assertContains(r, "Rejected")
+        self.assertContains(r, "FieldValueInvalid")
+        # nothing leads a link holder to a members' page or a form
+        self.assertNotContains(r, f"/scenarios/{scenario.pk}/")
+        self.assertNotContains(r, "Propose update")

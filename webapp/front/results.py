@@ -362,16 +362,21 @@ def nomination(result, pod):
 
 
 def nominations(result, step=None):
-    """{pod: node} of nominated pods, and {node: [pods]} nominated there (up to cycle `step`)."""
+    """{pod: node} of pods nominated and not yet bound, and {node: [pods]} nominated there:
+    at the end of the run, or after cycle `step`. A pod that was nominated and then bound
+    (to that node or another) is no longer nominated anywhere."""
     pods = {}
-    for event in sorted(result.get("events", []), key=lambda e: e.get("seq", 0)):
-        if step is not None and event.get("cycle", 0) > step:
-            break
-        if event.get("reason") == "Nominated" and event.get("node"):
-            pods[event["pod"]] = event["node"]
-    for row in result.get("pods", []) if step is None else []:
-        if row.get("nominatedNode"):
-            pods[row["pod"]] = row["nominatedNode"]
+    if step is None:  # the run's end: the pods' own final state says it
+        pods = {row["pod"]: row["nominatedNode"] for row in result.get("pods", [])
+                if row.get("nominatedNode")}
+    else:
+        for event in sorted(result.get("events", []), key=lambda e: e.get("seq", 0)):
+            if event.get("cycle", 0) > step:
+                break
+            if event.get("reason") == "Nominated" and event.get("node"):
+                pods[event["pod"]] = event["node"]
+            elif event.get("reason") == "Scheduled":
+                pods.pop(event["pod"], None)
     nodes = {}
     for pod, node in pods.items():
         nodes.setdefault(node, []).append(pod)

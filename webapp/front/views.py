@@ -11,7 +11,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from django.views.decorators.http import require_POST, require_safe
 
 from webapp.scenarios import manifests as summary
-from webapp.scenarios import services
+from webapp.scenarios import engine, pod_updates, services
 from webapp.scenarios.forms import RevisionForm, RunForm, ScenarioCreateForm, TokenForm
 from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink
 
@@ -229,7 +229,18 @@ def shared_scenario(request, token):
         "revisions": scenario.revisions.select_related("author")[:50],
         "runs": scenario.runs.select_related("revision").defer("result")[:20],
         "nodes": summary.nodes(head.manifests),
+        **shared_gated_pods(scenario, head),
     })
+
+
+def shared_gated_pods(scenario, head):
+    """The gated pods panel of a shared scenario, rendered in place (read-only)."""
+    try:
+        pods, invalid = pod_updates.gated_pods(head), ""
+    except engine.ScenarioInvalid as e:
+        pods, invalid = [], str(e)
+    return {"pods": pods, "invalid": invalid,
+            "attempts": scenario.pod_updates.select_related("author", "revision", "base_revision")[:50]}
 
 
 @require_safe
