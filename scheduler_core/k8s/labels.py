@@ -81,7 +81,9 @@ class Selector:
                 parts.append(r.key)
             else:
                 parts.append(f"!{r.key}")
-        return ",".join(parts)
+        # a requirement repeated (default spreading merges a Service's selector with its
+        # ReplicaSet's) matches as once; it is written once
+        return ",".join(dict.fromkeys(parts))
 
 
 EVERYTHING = Selector()

@@ -157,6 +157,8 @@ def test_explain_names_the_objects_behind_a_default_selector() -> None:
     c = explained(pl, pod, ["a", "b"])["constraints"][0]
     assert (c["origin"], c["selectorFrom"], c["whenUnsatisfiable"]) == (
         "cluster default", ["Service default/web", "ReplicaSet default/web-rs"], DO_NOT_SCHEDULE)
+    # the Service and the ReplicaSet both select app=web: the merged selector says it once
+    assert c["selector"] == "app=web"
 
 
 def test_explain_soft_constraint_counts_and_is_json() -> None:
