@@ -285,3 +285,28 @@ def test_an_edit_of_a_template_leaves_pods_that_alias_it_alone():
     assert "*" not in new
     new = edits.apply_edit(ALIASED, {"op": "remove_spread", "workload": "Pod/default/web-1", "index": 0})
     assert len(spread(find(new, "ReplicaSet", "web"))) == 1  # the template it aliased keeps its constraint
+
+
+def test_an_edit_keeps_the_other_documents_and_comments_as_written():
+    text = "# team cluster, edited by hand\n" + multi().replace(
+        "kind: ReplicaSet\n", "kind: ReplicaSet  # the web tier\n")
+    new = edits.apply_edit(text, {"op": "cordon", "node": "n2"})
+    assert find(new, "Node", "n2")["spec"]["unschedulable"] is True
+    assert new.startswith("# team cluster, edited by hand\n" + NODE.format(name="n1", zone="z1") + "---\n")
+    assert "kind: ReplicaSet  # the web tier\n" in new  # untouched documents stay as written
+    assert new.endswith(UNLABELLED + "---\n" + HIGH)
+    assert objects_of(new)[2:] == objects_of(text)[2:]
+
+
+def test_an_edit_keeps_the_comment_a_list_opens_with():
+    text = "# exported with kubectl get -o yaml\n# zone c is the new one\n" + as_list()
+    new = edits.apply_edit(text, {"op": "cordon", "node": "n1"})
+    assert new.startswith("# exported with kubectl get -o yaml\n# zone c is the new one\napiVersion: v1\n")
+    assert find(new, "Node", "n1")["spec"]["unschedulable"] is True
+
+
+def test_an_edit_that_adds_a_document_writes_the_stream_anew_with_its_opening_comment():
+    text = "# hand-written\n" + multi()
+    new = edits.apply_edit(text, {"op": "add_node", "node": "n1", "name": "n3"})
+    assert new.startswith("# hand-written\n")
+    assert find(new, "Node", "n3")["metadata"]["labels"]["kubernetes.io/hostname"] == "n3"

@@ -422,6 +422,7 @@ def apply_edit(text, edit, config=""):
                         f"known: {', '.join(sorted(OPS))}", object="edit", field="op")
     args = {k: v for k, v in edit.items() if k != "op"}
     objects, shape = parse(text)
+    before = copy.deepcopy(objects)
     op = edit["op"]
     try:
         if op == "add_spread":
@@ -433,9 +434,57 @@ def apply_edit(text, edit, config=""):
             OPS[op](objects, **args)
     except TypeError as e:
         raise EditError(f"{op}: wrong fields ({e})", object="edit", field="op") from e
-    new = dump(objects, shape)
+    new = dump_keeping(text, before, objects, shape)
     engine.validate(new, config)
     return new
+
+
+def leading_comments(text):
+    """The comment block (and blank lines) the file opens with."""
+    lines = []
+    for line in (text or "").splitlines(keepends=True):
+        if line.strip() and not line.lstrip().startswith("#"):
+            break
+        lines.append(line)
+    return "".join(lines).rstrip("\n") + "\n" if any(line.strip() for line in lines) else ""
+
+
+def document_spans(text):
+    """(start, end) character offsets of each non-empty document of a YAML stream."""
+    spans, start = [], None
+    # libyaml's marks count characters like the Python parser's on ASCII text
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader) if text.isascii() else yaml.SafeLoader
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, yaml.DocumentStartEvent):
+            start = None
+        elif start is None and isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent,
+                                                  yaml.ScalarEvent)):
+            start = event.start_mark.index
+        elif isinstance(event, yaml.DocumentEndEvent) and start is not None:
+            spans.append((start, event.start_mark.index))
+    return spans
+
+
+def dump_keeping(text, before, objects, shape):
+    """The edited manifests, keeping what a person wrote where the edit did not reach: the
+    comments the file opens with, and in a multi-document stream every document the edit left
+    unchanged, as written (comments, order, flow style). A changed document is written anew."""
+    if shape[0] == "multi" and len(before) == len(objects):
+        spans = document_spans(text)
+        if len(spans) == len(objects):
+            out, pos = [], 0
+            for (start, end), old, obj in zip(spans, before, objects):
+                out.append(text[pos:start])
+                if old == obj:
+                    out.append(text[start:end])
+                else:
+                    out.append(yaml.safe_dump(obj, sort_keys=False, default_flow_style=False))
+                pos = end
+            out.append(text[pos:])
+            return "".join(out)
+    new = dump(objects, shape)
+    head = leading_comments(text)
+    return head + new if head and not new.startswith(head) else new
 
 
 def apply_edits(text, edits, config=""):
