@@ -254,6 +254,8 @@ if os.environ.get("RUN_DETAIL", "failed") not in _RUN_DETAILS:
     raise ImproperlyConfigured(
         f"RUN_DETAIL must be failed, all or none, not {os.environ['RUN_DETAIL']!r}")
 RUN_DETAIL = _RUN_DETAILS[os.environ.get("RUN_DETAIL", "failed")]
+# Loaded scenarios kept on disk for the workers (webapp/scenarios/engine.py); "" turns it off.
+ENGINE_CACHE_DIR = os.environ.get("ENGINE_CACHE_DIR", str(DATA_DIR / "engine-cache"))
 RUN_TEST_DELAY = float(os.environ.get("RUN_TEST_DELAY", "0"))  # tests only: seconds each run sleeps first
 # Publishing a run gives up quickly when the broker is down: the API answers 503 and the run stays queued.
 RUN_PUBLISH_RETRY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}

@@ -10,7 +10,7 @@ from .models import Draft, Run
 def summary(manifests, config=""):
     """(ok, message, warnings, object, field): the engine's verdict on a text, for the editor."""
     try:
-        scenario = engine.load(manifests, config)
+        scenario = engine.load(manifests, config, keep=False)  # typed, not saved
     except engine.ScenarioInvalid as e:
         return {"ok": False, "message": str(e), "object": e.object, "field": e.field,
                 "input": e.input, "warnings": []}
