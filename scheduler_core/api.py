@@ -7,6 +7,7 @@ ScenarioError naming ``--pod``.
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 
 from .errors import ScenarioError
 from .framework.cycle_state import CycleState
@@ -14,11 +15,11 @@ from .framework.interface import Code, Status
 from .framework.runtime import Framework, HandleData, Nominator
 from .framework.snapshot import Snapshot
 from .framework.types import new_pod_info
-from .k8s.types import Pod
+from .k8s.types import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY, Pod
 from .simulate import build_node_infos
 from .simulate import simulate as _simulate
 
-__all__ = ["run_filter", "run_score", "simulate"]
+__all__ = ["run_filter", "run_score", "simulate", "spread_constrained_pods"]
 
 
 def simulate(scenario, seed: int = 0, detail=True, fast: bool = True) -> dict:
@@ -97,3 +98,37 @@ def run_score(scenario, pod_key: str) -> dict:
                                 f"{st2.message()}")
         nodes = {s.name: {"total": s.total, "plugins": dict(s.plugins)} for s in scores}
     return {"pod": pod.key, "nodes": nodes}
+
+
+def spread_constrained_pods(scenario) -> set[str]:
+    """Keys of the pods PodTopologySpread constrains under their profile: by their own
+    constraints, or by the cluster defaults (when their Services and controller give a
+    selector). The dashboard offers their skew even when no explanation was kept."""
+    from .plugins.podtopologyspread.plugin import PodTopologySpread
+
+    plugins: dict[str, PodTopologySpread | None] = {}
+    memo: dict[tuple, bool] = {}
+    out: set[str] = set()
+    for pod in scenario.pods:
+        if pod.topology_spread_constraints:
+            out.add(pod.key)
+            continue
+        name = pod.scheduler_name
+        if name not in plugins:
+            profile = scenario.config.profiles.get(name)
+            plugins[name] = None if profile is None or \
+                PodTopologySpread.NAME not in profile.all_plugins() else PodTopologySpread(
+                    profile.args.get(PodTopologySpread.NAME),
+                    SimpleNamespace(objects=scenario, fast=False))
+        pl = plugins[name]
+        if pl is None:
+            continue
+        # the loader shares labels and owner references among a workload's pods
+        key = (name, pod.namespace, id(pod.labels), id(pod.owner_references))
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = bool(pl.get_constraints(pod, DO_NOT_SCHEDULE)
+                                     or pl.get_constraints(pod, SCHEDULE_ANYWAY))
+        if found:
+            out.add(pod.key)
+    return out

@@ -65,3 +65,25 @@ class RunTopologyTestCase(BaseTestCase):
         r = self.client.get(f"/runs/{self.the_run.pk}/")
         self.assertContains(r, f'href="/runs/{self.the_run.pk}/topology/"')
         self.assertContains(r, f'href="/runs/{self.the_run.pk}/pod/default/api-5b7d9c8f4-e1f2g/"')
+
+
+class DefaultSpreadingTopologyTestCase(BaseTestCase):
+    """Pods without constraints of their own are spread by the cluster defaults (here the
+    scenario's scheduler config: zone, maxSkew 1, DoNotSchedule); the topology shows those."""
+
+    def test_it_shows_the_cluster_default_constraint_of_pods_that_have_none(self):
+        from webapp.scenarios import tasks
+        from webapp.scenarios.models import PodExplanation
+
+        run = example_run(self, "default-spreading")
+        self.assertNotIn("explanations", {k for k, v in run.result.items() if v})  # all scheduled
+        self.client.force_login(self.viewer)
+        url = f"/runs/{run.pk}/topology/"
+        r = self.client.get(url)
+        self.assertNotContains(r, "No pod in this run has a topology spread constraint")
+        for pe in PodExplanation.objects.filter(run=run):  # what the worker does
+            tasks.explain_pod.run(pe.pk)
+        r = self.client.get(url)
+        self.assertContains(r, "cluster default")
+        self.assertContains(r, "app=cart,pod-template-hash=6d8b7f9c2")
+        self.assertContains(r, 'aria-label="zone eu-west-1a"')

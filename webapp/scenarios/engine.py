@@ -267,9 +267,12 @@ def gated_pods(manifests, config=""):
 
 
 def pod_metadata(manifests, config=""):
-    """{"ns/name": {labels, owner, priority, gates, node}} of every pod in the manifests (for the dashboard)."""
+    """{"ns/name": {labels, owner, priority, gates, node, spread}} of every pod in the manifests (for the
+    dashboard); spread: PodTopologySpread constrains it."""
     out = {}
-    for pod in load(manifests, config).pods:
+    scenario = load(manifests, config)
+    spread = scheduler_core.api.spread_constrained_pods(scenario)
+    for pod in scenario.pods:
         owner = next((o for o in pod.owner_references if getattr(o, "controller", False)),
                      pod.owner_references[0] if pod.owner_references else None)
         out[f"{pod.namespace or 'default'}/{pod.name}"] = {
@@ -278,6 +281,7 @@ def pod_metadata(manifests, config=""):
             "priority": pod.priority or 0,
             "gates": [getattr(g, "name", g) for g in pod.scheduling_gates],
             "node": pod.node_name or "",
-            "spread": bool(pod.topology_spread_constraints),
+            # its own constraints, or the cluster defaults (Services, controller)
+            "spread": pod.key in spread,
         }
     return out
