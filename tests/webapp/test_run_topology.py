@@ -87,3 +87,20 @@ class DefaultSpreadingTopologyTestCase(BaseTestCase):
         self.assertContains(r, "cluster default")
         self.assertContains(r, "app=cart,pod-template-hash=6d8b7f9c2")
         self.assertContains(r, 'aria-label="zone eu-west-1a"')
+
+    def test_it_says_why_a_pods_last_cycle_evaluated_no_spread_constraint(self):
+        # checkout (system default constraints, ScheduleAnyway only) was bound in a cycle where
+        # node-a alone was feasible: kube-scheduler did not score, so nothing was counted
+        from webapp.scenarios import tasks
+        from webapp.scenarios.models import PodExplanation
+
+        run = example_run(self, "preemption")
+        self.client.force_login(self.viewer)
+        url = f"/runs/{run.pk}/topology/?pod=default/checkout-3c5e7a9b2-x3y4z"
+        self.client.get(url)
+        for pe in PodExplanation.objects.filter(run=run):
+            tasks.explain_pod.run(pe.pk)
+        r = self.client.get(url)
+        self.assertContains(r, "The last cycle of default/checkout-3c5e7a9b2-x3y4z (cycle 2) evaluated no spread "
+                               "constraint: only one node was feasible, so kube-scheduler did not score")
+        self.assertNotContains(r, "No pod in this run has a topology spread constraint")

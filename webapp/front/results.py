@@ -186,6 +186,24 @@ def spread_constraints(result, pod=None):
     return pod, explained, spread_of(explained)["constraints"]
 
 
+def spread_not_evaluated(result, pod):
+    """Why the pod's latest cycle, explained, shows no spread constraint ("" when it has no
+    explanation): ScheduleAnyway constraints only count while scoring, which kube-scheduler
+    skips with fewer than two feasible nodes."""
+    explained = explanations(result).get(pod)
+    if not explained:
+        return ""
+    feasible, cycle = explained.get("feasible"), explained.get("cycle")
+    if feasible == 1:
+        why = "only one node was feasible, so kube-scheduler did not score"
+    elif feasible == 0:
+        why = "no node passed Filter, so nothing was scored"
+    else:
+        why = "its constraints did not apply in it"
+    return (f"The last cycle of {pod} (cycle {cycle}) evaluated no spread constraint: {why}, "
+            f"and ScheduleAnyway constraints count only while scoring.")
+
+
 def _names(group):
     """"a, b, c" or "a, b and 98 more" for a group of nodes listed by name."""
     names = list(group.get("nodes") or [])

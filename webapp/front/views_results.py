@@ -55,6 +55,8 @@ def topology_context(run, result, key, step, pod, explain=True):
         result, state, explain_error = explanations.with_explanation(run, result, pod)
         explaining = state in (Run.Status.QUEUED, Run.Status.RUNNING)
     spread_pod, cycle, constraints = results.spread_constraints(result, pod)
+    not_evaluated = "" if constraints or explaining or explain_error or not pod else \
+        results.spread_not_evaluated(result, pod)
     nominated_pods, nominated_nodes = results.nominations(result)
     return {
         "run": run, "topo": view, "keys": keys, "key": key, "step": step, "last_step": results.last_step(result),
@@ -62,7 +64,7 @@ def topology_context(run, result, key, step, pod, explain=True):
         "spread_pod_name": (spread_pod or pod or "/").split("/", 1)[1], "spread_cycle": cycle and cycle.get("cycle"),
         "spreads": [results.spread_view(c, result) for c in constraints],
         "spread_pods": results.spread_candidates(result, meta),
-        "spread_explaining": explaining, "spread_error": explain_error,
+        "spread_explaining": explaining, "spread_error": explain_error, "spread_not_evaluated": not_evaluated,
         "nominated_pods": nominated_pods, "nominated_nodes": nominated_nodes,
     }
 
