@@ -8,6 +8,16 @@ from .base import BaseTestCase
 
 NODES = 130  # more than the 100 node names listed per verdict and the 50 domains per constraint
 
+SPREAD_POD = """apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: default, labels: {{app: {name}}}}}
+spec:
+  topologySpreadConstraints:
+  - {{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule,
+     labelSelector: {{matchLabels: {{app: {name}}}}}}}
+  containers: [{{name: c, image: nginx, resources: {{requests: {{cpu: {cpu}}}}}}}]
+"""
+
 
 def big_cluster():
     """130 nodes, one zone each; a spread pod that is placed and a pod too large for any node."""
@@ -21,24 +31,7 @@ metadata:
 status:
   allocatable: {{cpu: "2", memory: 4Gi, pods: "110"}}
 """)
-    docs.append("""apiVersion: v1
-kind: Pod
-metadata: {name: web, namespace: default, labels: {app: web}}
-spec:
-  topologySpreadConstraints:
-  - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule,
-     labelSelector: {matchLabels: {app: web}}}
-  containers: [{name: c, image: nginx, resources: {requests: {cpu: 100m}}}]
-""")
-    docs.append("""apiVersion: v1
-kind: Pod
-metadata: {name: huge, namespace: default, labels: {app: huge}}
-spec:
-  topologySpreadConstraints:
-  - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule,
-     labelSelector: {matchLabels: {app: huge}}}
-  containers: [{name: c, image: nginx, resources: {requests: {cpu: "64"}}}]
-""")
+    docs += [SPREAD_POD.format(name="web", cpu="100m"), SPREAD_POD.format(name="huge", cpu='"64"')]
     return "---\n".join(docs)
 
 
