@@ -90,3 +90,12 @@ class BaseTestCase(TestCase):
 
     def url(self, suffix=""):
         return f"/api/scenarios/{self.scenario.pk}/{suffix}"
+
+
+def browser_log_in(page, live_server, username, password):
+    """Log in through the login form in a Playwright page; waits for the scenario list."""
+    page.goto(f"{live_server.url}/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.get_by_role("heading", name="Scenarios").wait_for()

@@ -6,7 +6,7 @@ from webapp.scenarios import services
 from webapp.scenarios.management.commands.load_examples import EXAMPLES_DIR
 from webapp.scenarios.models import Membership, Run, Team
 
-from .base import make_user
+from .base import browser_log_in, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -19,10 +19,7 @@ def test_it_edits_runs_and_compares_a_draft(page, live_server, celery_worker_pro
                                         manifests=(EXAMPLES_DIR / "min-domains.yaml").read_text())
 
     page.set_viewport_size({"width": 1280, "height": 900})
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill("editor")
-    page.get_by_label("Password").fill("editor-pass-1")
-    page.get_by_role("button", name="Log in").click()
+    browser_log_in(page, live_server, "editor", "editor-pass-1")
     page.goto(f"{live_server.url}/scenarios/{scenario.pk}/")
     page.get_by_role("link", name="Edit a draft").click()
     assert page.locator("#editor-check").inner_text().startswith("valid: 3 nodes, 10 pods")

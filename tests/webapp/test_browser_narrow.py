@@ -12,7 +12,7 @@ from webapp.scenarios import drafts, services, sweeps
 from webapp.scenarios.management.commands.load_examples import EXAMPLES_DIR
 from webapp.scenarios.models import ApiToken, Membership, Run, ShareLink, Team
 
-from .base import make_user
+from .base import browser_log_in, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -68,11 +68,7 @@ def test_no_page_scrolls_sideways_or_fails_to_load_a_resource(page, live_server,
     _, share_token = ShareLink.create(scenario, user)
     wait_for_runs()
 
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill("narrow")
-    page.get_by_label("Password").fill("narrow-pass-1")
-    page.get_by_role("button", name="Log in").click()
-    page.get_by_role("heading", name="Scenarios").wait_for()
+    browser_log_in(page, live_server, "narrow", "narrow-pass-1")
     overflowing, failed = [], []
     # every page's own resources load: stylesheet, scripts, icon, htmx fragments
     page.on("response", lambda r: r.status >= 400 and failed.append(f"{r.status} {r.url}"))
@@ -98,11 +94,7 @@ def test_the_filter_table_scrolls_in_its_own_focusable_region(page, live_server,
     wait_for_runs()
 
     page.set_viewport_size({"width": 390, "height": 844})
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill("keys")
-    page.get_by_label("Password").fill("keys-pass-1")
-    page.get_by_role("button", name="Log in").click()
-    page.get_by_role("heading", name="Scenarios").wait_for()
+    browser_log_in(page, live_server, "keys", "keys-pass-1")
     page.goto(f"{live_server.url}/runs/{run.pk}/pods/{PENDING_POD}/")
     region = page.get_by_role("region", name="Filter, last cycle")
     assert region.evaluate("el => el.scrollWidth > el.clientWidth")  # too wide for 390 px: it scrolls …

@@ -7,7 +7,7 @@ from webapp.scenarios import services
 from webapp.scenarios.management.commands.load_examples import EXAMPLES_DIR
 from webapp.scenarios.models import Membership, PodUpdateAttempt, Team
 
-from .base import make_user
+from .base import browser_log_in, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -30,10 +30,7 @@ def test_it_proposes_a_rejected_and_an_accepted_pod_update(page, live_server, ce
     scenario = services.create_scenario(team=team, name="Gated pods", author=user,
                                         manifests=(EXAMPLES_DIR / "gated-pods.yaml").read_text())
 
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill("gatekeeper")
-    page.get_by_label("Password").fill("gate-pass-1")
-    page.get_by_role("button", name="Log in").click()
+    browser_log_in(page, live_server, "gatekeeper", "gate-pass-1")
     page.goto(f"{live_server.url}/scenarios/{scenario.pk}/")
     panel = page.locator("#gated-pods-table")  # loaded by htmx into the scenario page
     panel.wait_for()

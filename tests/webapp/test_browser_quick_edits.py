@@ -7,7 +7,7 @@ from webapp.scenarios import services
 from webapp.scenarios.management.commands.load_examples import EXAMPLES_DIR
 from webapp.scenarios.models import Draft, Membership, Team
 
-from .base import make_user
+from .base import browser_log_in, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -20,10 +20,7 @@ def test_it_sets_a_priority_and_removes_a_constraint(page, live_server, celery_w
                                         manifests=(EXAMPLES_DIR / "min-domains.yaml").read_text())
 
     page.set_viewport_size({"width": 1280, "height": 900})
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill("quick")
-    page.get_by_label("Password").fill("quick-pass-1")
-    page.get_by_role("button", name="Log in").click()
+    browser_log_in(page, live_server, "quick", "quick-pass-1")
     page.goto(f"{live_server.url}/scenarios/{scenario.pk}/draft/")
 
     # Typed but not stored: the quick edit below must not throw it away.

@@ -6,7 +6,7 @@ from webapp.scenarios import services
 from webapp.scenarios.management.commands.load_examples import EXAMPLES_DIR
 from webapp.scenarios.models import Membership, Team
 
-from .base import make_user
+from .base import browser_log_in, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -22,10 +22,7 @@ def test_it_explores_topology_pod_and_timeline(page, live_server, celery_worker_
     run = services.queue_run(scenario, scenario.head(), user=owner)
 
     page.set_viewport_size({"width": 1280, "height": 900})
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill("dash")
-    page.get_by_label("Password").fill("dash-pass-1")
-    page.get_by_role("button", name="Log in").click()
+    browser_log_in(page, live_server, "dash", "dash-pass-1")
     page.goto(f"{live_server.url}/runs/{run.pk}/")
     # The result fragment polls until the worker has finished.
     page.locator("#run-result:not([hx-trigger])").wait_for(timeout=60_000)

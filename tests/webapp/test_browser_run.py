@@ -6,7 +6,7 @@ from webapp.scenarios import services
 from webapp.scenarios.management.commands.load_examples import EXAMPLES_DIR
 from webapp.scenarios.models import Membership, Team
 
-from .base import make_user
+from .base import browser_log_in, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -18,10 +18,7 @@ def test_it_runs_a_scenario_from_the_browser(page, live_server, celery_worker_pr
     scenario = services.create_scenario(team=team, name="Min domains", author=user,
                                         manifests=(EXAMPLES_DIR / "min-domains.yaml").read_text())
 
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill("pilot")
-    page.get_by_label("Password").fill("pilot-pass-1")
-    page.get_by_role("button", name="Log in").click()
+    browser_log_in(page, live_server, "pilot", "pilot-pass-1")
     page.get_by_role("link", name="Min domains").click()
     assert page.url == f"{live_server.url}/scenarios/{scenario.pk}/"
     page.screenshot(path=str(artifacts / "scenario-detail.png"), full_page=True)
