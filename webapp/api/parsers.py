@@ -3,7 +3,7 @@ from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser, JSONParser
 
-from webapp.scenarios import limits
+from webapp.scenarios import documents, limits
 
 
 def json_type(value):
@@ -47,17 +47,16 @@ class YAMLParser(BaseParser):
         encoding = (parser_context or {}).get("encoding", "utf-8")
         try:
             text = stream.read().decode(encoding)
-            limits.check_text(text, "request body")
-            documents = [d for d in yaml.safe_load_all(text) if d is not None]
+            docs = documents.read(text, "request body")
         except limits.TooLarge as e:
             raise ParseError(str(e))
         except (UnicodeDecodeError, yaml.YAMLError) as e:
             mark = getattr(e, "problem_mark", None)
             where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
             raise ParseError(f"YAML parse error{where}: {getattr(e, 'problem', None) or e}")
-        if len(documents) == 1 and isinstance(documents[0], dict):
-            if "manifests" in documents[0] and "kind" not in documents[0]:
-                return documents[0]
+        if len(docs) == 1 and isinstance(docs[0], dict):
+            if "manifests" in docs[0] and "kind" not in docs[0]:
+                return dict(docs[0])
         return {"manifests": text}
 
 

@@ -13,7 +13,7 @@ import copy
 
 import yaml
 
-from . import engine, limits
+from . import documents, engine, limits
 
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
 ZONE_KEY = "topology.kubernetes.io/zone"
@@ -27,11 +27,16 @@ class EditError(engine.ScenarioInvalid):
 
 # --- parsing -----------------------------------------------------------------------------
 
-def parse(text):
-    """(objects, shape): the objects of a List or of a multi-document stream, sharing no list or dict."""
+def parse(text, read_only=False):
+    """(objects, shape): the objects of a List or of a multi-document stream, sharing no list or dict.
+
+    `read_only`: for a caller that only looks (the forms' outline): the documents are then those
+    ``documents.read`` keeps, parsed once per text and shared, not copies."""
     try:
-        limits.check_text(text or "")  # before aliases are expanded below
-        docs = [_unshared(d) for d in yaml.safe_load_all(text or "") if d is not None]
+        if read_only:
+            docs = documents.read(text or "")
+        else:  # limits are checked before aliases are expanded
+            docs = [_unshared(d) for d in documents.load(text or "")]
     except limits.TooLarge as e:
         raise EditError(str(e)) from e
     except yaml.YAMLError as e:
@@ -499,7 +504,7 @@ def outline(text):
     """What the quick-edit forms offer: workloads with their spread constraints, pods, nodes, zones,
     PriorityClasses and the topology keys on nodes."""
     try:
-        objects, _ = parse(text)
+        objects, _ = parse(text, read_only=True)
     except EditError:
         return {"workloads": [], "controllers": [], "nodes": [], "zones": [], "pods": [], "priority_classes": [],
                 "node_keys": []}
@@ -542,5 +547,5 @@ def _pod_fields(spec):
 
 
 def outline_zones(text, key=ZONE_KEY):
-    objects, _ = parse(text)
+    objects, _ = parse(text, read_only=True)
     return sorted({(meta(n).get("labels") or {}).get(key) for n in nodes(objects)} - {None})

@@ -1,7 +1,8 @@
 """Size and shape limits on scenario text, checked before any YAML is built into objects.
 
-A manifest deeper than MANIFEST_MAX_NESTING levels, or whose aliases expand to more
-than MAX_EXPANDED_NODES values (alias bombs), is refused by walking libyaml's event stream (flat, no
+A manifest deeper than MANIFEST_MAX_NESTING levels, or whose aliases expand it to more
+than MAX_EXPANDED_NODES values and more than MAX_ALIAS_RATIO times its written size (alias
+bombs), is refused by walking libyaml's event stream (flat, no
 recursion, nothing expanded): building such a document crashes the C composer,
 overflows the Python one, or expands exponentially once serialized.
 """
@@ -17,6 +18,7 @@ except AttributeError:  # PyYAML without libyaml
 _OPEN = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
 # Anchors and aliases are fine, as long as expanding them stays in proportion (alias bombs don't).
 MAX_EXPANDED_NODES = 1_000_000
+MAX_ALIAS_RATIO = 10  # ... unless the expanded size stays within this many times the written one
 _CLOSE = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 
 
@@ -58,6 +60,7 @@ def _check_events(text, filename):
     # node's size once aliases are expanded (an alias counts as the whole node it names).
     sizes = {}  # anchor -> expanded size of its node
     stack = [[None, 0]]  # open collections: [anchor, expanded size so far]; [0] is the stream
+    written = 0  # values as written (an alias is one)
     try:
         for event in yaml.parse(text, Loader=_EVENT_LOADER):
             if isinstance(event, _OPEN):
@@ -82,7 +85,9 @@ def _check_events(text, filename):
             if anchor is not None:
                 sizes[anchor] = size
             stack[-1][1] += size
-            if stack[-1][1] > MAX_EXPANDED_NODES:
+            written += 1
+            # a large document written out in full is no bomb: only what aliases add counts
+            if stack[-1][1] > MAX_EXPANDED_NODES and stack[-1][1] > MAX_ALIAS_RATIO * written:
                 mark = event.start_mark
                 raise TooLarge(f"{filename}: YAML aliases (*name) expand to more than {MAX_EXPANDED_NODES:,} values "
                                f"(at line {mark.line + 1}); write the objects out instead.")

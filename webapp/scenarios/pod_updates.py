@@ -13,7 +13,7 @@ import re
 import yaml
 from django.db import transaction
 
-from . import engine, services
+from . import documents, engine, limits, services
 from .models import PodUpdateAttempt
 
 DOC_SEPARATOR = re.compile(r"(?m)^---[ \t]*(?:#.*)?$")
@@ -43,22 +43,29 @@ def is_pod(obj, namespace, name):
 
 
 def parse(text):
-    """The YAML documents of a revision's manifests (empty ones dropped)."""
-    return [d for d in yaml.safe_load_all(text) if d is not None]
+    """The YAML documents of a revision's manifests (empty ones dropped), as yaml.safe_load_all reads them."""
+    return documents.load(text)
+
+
+def pods(text):
+    """{(namespace, name): Pod object} of the text, read once (shared: copy before changing one)."""
+    try:
+        docs = documents.read(text)
+    except (yaml.YAMLError, limits.TooLarge):
+        return {}
+    out = {}
+    for document in docs:
+        items = document.get("items") if isinstance(document, dict) and document.get("kind") == "List" else [document]
+        for obj in items or []:
+            if isinstance(obj, dict) and obj.get("kind") == "Pod":
+                out.setdefault(pod_key(obj), obj)
+    return out
 
 
 def find_pod(text, namespace, name):
-    """The Pod object (a dict) named namespace/name in `text`, or None."""
-    try:
-        documents = parse(text)
-    except yaml.YAMLError:
-        return None
-    for document in documents:
-        items = document.get("items") if isinstance(document, dict) and document.get("kind") == "List" else [document]
-        for obj in items or []:
-            if is_pod(obj, namespace, name):
-                return obj
-    return None
+    """The Pod object (a dict, the caller's own) named namespace/name in `text`, or None."""
+    pod = pods(text).get((namespace, name))
+    return copy.deepcopy(pod) if pod is not None else None
 
 
 def merge_patch(target, patch):
@@ -110,22 +117,22 @@ def replace_pod(text, namespace, name, new_pod):
                 for separator, chunk_text in zip(separators, chunks[1:]):
                     out += separator + chunk_text
                 return out
-    documents = parse(text)
+    docs = parse(text)
     replaced = False
-    for d, document in enumerate(documents):
+    for d, document in enumerate(docs):
         if isinstance(document, dict) and document.get("kind") == "List":
             items = document.get("items") or []
             for k, obj in enumerate(items):
                 if is_pod(obj, namespace, name):
                     items[k], replaced = new_pod, True
         elif is_pod(document, namespace, name):
-            documents[d], replaced = new_pod, True
+            docs[d], replaced = new_pod, True
     if not replaced:
         raise PodNotFound(namespace, name, "?")
     head = leading_comments(text)
-    if len(documents) == 1:
-        return head + dump(documents[0])
-    return head + yaml.safe_dump_all(documents, sort_keys=False, default_flow_style=False, allow_unicode=True)
+    if len(docs) == 1:
+        return head + dump(docs[0])
+    return head + yaml.safe_dump_all(docs, sort_keys=False, default_flow_style=False, allow_unicode=True)
 
 
 def summary(pod):
@@ -152,8 +159,9 @@ def summary(pod):
 def gated_pods(revision):
     """[{namespace, name, gates, node_selector, required_terms, ...}] of the revision's gated pods."""
     rows = []
+    by_key = pods(revision.manifests)
     for namespace, name, _gates in engine.gated_pods(revision.manifests, revision.config):
-        pod = find_pod(revision.manifests, namespace, name)
+        pod = by_key.get((namespace, name))
         if pod is not None:
             rows.append({"namespace": namespace, "name": name, **summary(pod)})
     return rows

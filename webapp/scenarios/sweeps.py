@@ -118,7 +118,7 @@ def table(sweep):
 
 def pod_labels(manifests):
     try:
-        objects, _ = edits.parse(manifests)
+        objects, _ = edits.parse(manifests, read_only=True)
     except edits.EditError:
         return {}
     return {f"{edits.ns_of(p)}/{edits.meta(p).get('name')}": edits.meta(p).get("labels") or {}
