@@ -18,6 +18,8 @@ class RunTimelineTestCase(BaseTestCase):
         self.assertContains(r, "Preempted")
         self.assertContains(r, 'id="step-next"')
         self.assertContains(r, "Pending (1)")
+        # the tray chip says what the pod's latest attempt so far gave
+        self.assertContains(r, 'chip-status chip-status-unschedulable">Unschedulable</span>')
         self.assertContains(r, "nominated: default/checkout-3c5e7a9b2-x3y4z")
 
     def test_it_steps_to_the_next_cycle_as_a_fragment(self):

@@ -92,13 +92,16 @@ def placements(result, step=None):
     return nodes, [p for p in pending_rows if p not in placed]
 
 
-def pending_status(result, pod, step=None):
-    """The pod's outcome, or at a step its latest attempt's result so far ("Pending" before its first)."""
-    if step is not None:
-        tried = [c for c in cycles(result) if c.get("pod") == pod and c.get("cycle", 0) <= step]
-        return tried[-1].get("result") or "Pending" if tried else "Pending"
-    row = next((r for r in result.get("pods", []) if r["pod"] == pod), {})
-    return row.get("outcome") or "Pending"
+def pending_statuses(result, step=None):
+    """{pod: its outcome}, or at a step {pod: its latest attempt's result so far}; a pod missing
+    (or without a result) is "Pending". One pass, so a tray of thousands of pods costs no more."""
+    if step is None:
+        return {r["pod"]: r.get("outcome") for r in result.get("pods", [])}
+    out = {}
+    for c in cycles(result):
+        if c.get("cycle", 0) <= step and c.get("pod"):
+            out[c["pod"]] = c.get("result")
+    return out
 
 
 def topology(result, key=ZONE_KEY, meta=None, step=None):
@@ -116,7 +119,8 @@ def topology(result, key=ZONE_KEY, meta=None, step=None):
     columns = [{"name": name, "nodes": nodes, "count": sum(len(n["chips"]) for n in nodes),
                 "missing": name == NO_DOMAIN}
                for name, nodes in sorted(domains.items(), key=lambda kv: (kv[0] == NO_DOMAIN, kv[0]))]
-    tray = [dict(chip(p, meta, status=pending_status(result, p, step)), nominated=nominated_pods.get(p, ""))
+    status = pending_statuses(result, step)
+    tray = [dict(chip(p, meta, status=status.get(p) or "Pending"), nominated=nominated_pods.get(p, ""))
             for p in pending]
     legend = {}
     for column in columns:
