@@ -76,6 +76,7 @@ test: test-deps $(VENV)/.installed-dev services
 bench: $(VENV)/.installed services
 	$(PY) -m tests.bench.run $(BENCH_ARGS)
 	$(PY) -m tests.bench.web
+	$(PY) -m tests.bench.web --size 1000 --runs 2 --pages
 
 bench-quick: $(VENV)/.installed services
 	$(PY) -m tests.bench.run --quick

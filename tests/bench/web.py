@@ -5,7 +5,9 @@ request to the stored result, through a real Celery worker, Redis and PostgreSQL
 ``whatif_bench`` on this machine's PostgreSQL when missing, migrates it, starts a worker
 on a queue of its own, then times ``POST /api/scenarios/<id>/runs/`` until
 ``GET /api/runs/<id>/`` says succeeded (polling every 10 ms), several times, and prints
-each figure, and the worker's own log lines (engine and database times). Creating the
+each figure, and the worker's own log lines (engine and database times). ``--pages`` then times
+one GET of each dashboard page of the scenario and its last run; ``--size 1000`` (4 MB of YAML)
+shows what a large cluster costs the web process. Creating the
 scenario validates it in this process, which keeps the loaded scenario in the engine's disk
 cache; the worker's first run reads it from there, and it keeps loaded scenarios in memory
 for later runs of the same revision (other seeds, sweeps, explanations). The first run also
@@ -57,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--size", default="small", help="generator size (default small: 100 x 1,000)")
     p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--pages", action="store_true",
+                   help="then time one GET of each dashboard page of the scenario and its last run")
     args = p.parse_args(argv)
     env = _env()
     os.environ.update(env)
@@ -84,11 +88,15 @@ def main(argv: list[str] | None = None) -> int:
     client = Client(HTTP_HOST="127.0.0.1")
     client.force_login(user)
     text = to_yaml(generate(args.size, 0).objects)
+    t = time.perf_counter()
     r = client.post(f"/api/scenarios/?team=bench&name=bench-{args.size}-{queue}", text,
                     content_type="application/yaml")
+    created = time.perf_counter() - t
     if r.status_code != 201:
         raise SystemExit(f"creating the scenario failed: {r.status_code} {r.content[:500]!r}")
-    runs_url = r.json()["links"]["runs"]
+    runs_url, scenario_id = r.json()["links"]["runs"], r.json()["id"]
+    print(f"created the scenario through the API in {created * 1000:,.0f} ms ({len(text) / 1e6:.1f} MB "
+          "of YAML, validated by the engine in this process)", flush=True)
     log = Path(tempfile.mkdtemp(prefix="whatif-bench-web-")) / "worker.log"
     worker = _start_worker(env, queue, log)
     times = []
@@ -112,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(20)
+    if args.pages:
+        _time_pages(client, scenario_id, body)
     lines = [ln.split("]", 1)[-1].strip() for ln in log.read_text().splitlines()
              if "engine:" in ln or "stored in" in ln]
     print("worker log (first and last runs):", *(lines[:2] + lines[-2:] if len(lines) > 4 else lines),
@@ -120,6 +130,25 @@ def main(argv: list[str] | None = None) -> int:
           f"{times[0] * 1000:.0f} ms, then median {statistics.median(times[1:] or times) * 1000:.0f} ms "
           f"over {len(times) - 1} runs (target: under 1,000 ms)")
     return 0
+
+
+def _time_pages(client, scenario_id: int, run: dict) -> None:
+    """One GET of each page a person opens on this scenario and run, timed."""
+    rows = (run.get("result") or {}).get("pods") or []
+    pod = next((r for r in rows if r.get("outcome") != "Scheduled"), rows[0] if rows else {})
+    node = next((r["node"] for r in rows if r.get("node")), "")
+    ns, name = (pod.get("pod") or "default/none").split("/", 1)
+    pages = [("scenario", f"/scenarios/{scenario_id}/"), ("draft editor", f"/scenarios/{scenario_id}/draft/"),
+             ("gated pods", f"/scenarios/{scenario_id}/pods/"), ("run", f"/runs/{run['id']}/"),
+             ("nodes", f"/runs/{run['id']}/nodes/"), ("node", f"/runs/{run['id']}/nodes/{node}/"),
+             ("topology", f"/runs/{run['id']}/topology/"), ("timeline", f"/runs/{run['id']}/timeline/"),
+             ("pod", f"/runs/{run['id']}/pods/{ns}/{name}/"), ("API run", f"/api/runs/{run['id']}/")]
+    print("pages (one GET each; status, ms, size):", flush=True)
+    for label, url in pages:
+        t = time.perf_counter()
+        r = client.get(url)
+        print(f"  {label:<13} {r.status_code}  {(time.perf_counter() - t) * 1000:>7,.0f} ms  "
+              f"{len(r.content) / 1e6:5.1f} MB  {url}", flush=True)
 
 
 if __name__ == "__main__":
