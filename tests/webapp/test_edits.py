@@ -310,3 +310,17 @@ def test_an_edit_that_adds_a_document_writes_the_stream_anew_with_its_opening_co
     new = edits.apply_edit(text, {"op": "add_node", "node": "n1", "name": "n3"})
     assert new.startswith("# hand-written\n")
     assert find(new, "Node", "n3")["metadata"]["labels"]["kubernetes.io/hostname"] == "n3"
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_an_edit_writes_timestamps_back_as_they_were_written(shape):
+    stamped = [d.replace("metadata: {name: high}", "metadata: {name: high, creationTimestamp: 2026-11-01T10:00:00Z}")
+               for d in DOCS]
+    text = "---\n".join(stamped) if shape == "multi" else yaml.dump(
+        {"apiVersion": "v1", "kind": "List", "items": [yaml.safe_load(d) for d in stamped]}, sort_keys=False)
+    assert "2026-11-01 10:00:00" in text or "2026-11-01T10:00:00Z" in text
+    new = edits.apply_edit(text.replace("2026-11-01 10:00:00+00:00", "2026-11-01T10:00:00Z"),
+                           {"op": "cordon", "node": "n2"})
+    assert find(new, "PriorityClass", "high")["metadata"]["creationTimestamp"] == "2026-11-01T10:00:00Z"
+    assert "2026-11-01 10:00:00" not in new  # not re-formatted as a Python datetime
+    engine.validate(new)

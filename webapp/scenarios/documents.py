@@ -69,3 +69,18 @@ def read(text, filename="scenario.yaml"):
     with _lock:
         _latest = (k, docs)
     return docs
+
+
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+def dump(obj, allow_unicode=False):
+    """``yaml.safe_dump(obj)`` in block style, keys in their order, through libyaml's emitter
+    (three times faster than PyYAML's on a large List)."""
+    return yaml.dump(obj, Dumper=_DUMPER, sort_keys=False, default_flow_style=False, allow_unicode=allow_unicode)
+
+
+def dump_all(objects, allow_unicode=False):
+    """``yaml.safe_dump_all(objects)`` the same way."""
+    return yaml.dump_all(objects, Dumper=_DUMPER, sort_keys=False, default_flow_style=False,
+                         allow_unicode=allow_unicode)

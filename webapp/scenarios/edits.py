@@ -30,13 +30,13 @@ class EditError(engine.ScenarioInvalid):
 def parse(text, read_only=False):
     """(objects, shape): the objects of a List or of a multi-document stream, sharing no list or dict.
 
-    `read_only`: for a caller that only looks (the forms' outline): the documents are then those
-    ``documents.read`` keeps, parsed once per text and shared, not copies."""
+    Timestamps stay the strings they are written as (``documents.read``), so an edit writes them
+    back unchanged. `read_only`: for a caller that only looks (the forms' outline): the documents
+    are then the ones ``documents.read`` keeps, shared, not copies."""
     try:
-        if read_only:
-            docs = documents.read(text or "")
-        else:  # limits are checked before aliases are expanded
-            docs = [_unshared(d) for d in documents.load(text or "")]
+        docs = documents.read(text or "")  # limits are checked before aliases are expanded
+        if not read_only:
+            docs = [_unshared(d) for d in docs]
     except limits.TooLarge as e:
         raise EditError(str(e)) from e
     except yaml.YAMLError as e:
@@ -63,8 +63,8 @@ def dump(objects, shape):
     if kind == "list":
         wrapper = dict(wrapper)
         wrapper["items"] = objects
-        return yaml.safe_dump(wrapper, sort_keys=False, default_flow_style=False)
-    return yaml.safe_dump_all(objects, sort_keys=False, default_flow_style=False)
+        return documents.dump(wrapper)
+    return documents.dump_all(objects)
 
 
 def meta(obj):
@@ -483,7 +483,7 @@ def dump_keeping(text, before, objects, shape):
                 if old == obj:
                     out.append(text[start:end])
                 else:
-                    out.append(yaml.safe_dump(obj, sort_keys=False, default_flow_style=False))
+                    out.append(documents.dump(obj))
                 pos = end
             out.append(text[pos:])
             return "".join(out)

@@ -82,7 +82,7 @@ def merge_patch(target, patch):
 
 
 def dump(obj):
-    return yaml.safe_dump(obj, sort_keys=False, default_flow_style=False, allow_unicode=True)
+    return documents.dump(obj, allow_unicode=True)
 
 
 def leading_comments(text):
@@ -132,7 +132,7 @@ def replace_pod(text, namespace, name, new_pod):
     head = leading_comments(text)
     if len(docs) == 1:
         return head + dump(docs[0])
-    return head + yaml.safe_dump_all(docs, sort_keys=False, default_flow_style=False, allow_unicode=True)
+    return head + documents.dump_all(docs, allow_unicode=True)
 
 
 def summary(pod):
