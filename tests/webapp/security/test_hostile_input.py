@@ -217,7 +217,7 @@ class LimitsTestCase(BaseTestCase):
         body = b'{"manifests": "' + b"x" * (50 * 1024 * 1024) + b'"}'
         r = self.api(self.editor).post("/api/scenarios/", data=body, content_type="application/json")
         self.assertEqual(r.status_code, 413)
-        self.assertIn("the limit is 10.5 MB (MAX_REQUEST_BYTES)", r.json()["detail"])
+        self.assertIn("the limit is 41.9 MB (MAX_REQUEST_BYTES)", r.json()["detail"])
         self.client.force_login(self.editor)
         r = self.client.post("/scenarios/new/", data=body, content_type="application/x-www-form-urlencoded")
         self.assertEqual(r.status_code, 413)
@@ -228,7 +228,7 @@ class LimitsTestCase(BaseTestCase):
         big = SMALL + "# " + "x" * (settings.MANIFEST_MAX_BYTES + 10) + "\n"
         r = self.post_manifests(big)
         self.assertEqual(r.status_code, 400)
-        self.assertRegex(r.json()["manifests"][0], r"^scenario\.yaml is 5\.2 MB; the limit is 5\.2 MB")
+        self.assertRegex(r.json()["manifests"][0], r"^scenario\.yaml is 33\.6 MB; the limit is 33\.6 MB")
         self.assertEqual(Revision.objects.count(), 1)
 
     def test_it_reads_form_bodies_as_one_value_per_field(self):
