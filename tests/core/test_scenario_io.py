@@ -6,11 +6,13 @@ would make of it; what kubectl prints takes the fast path.
 """
 from __future__ import annotations
 
+import copy
+
 import pytest
 import yaml
 
 from scheduler_core import ScenarioError, load_scenario
-from scheduler_core.scenario_io import _LOADER, _fast_yaml, read_documents
+from scheduler_core.scenario_io import _LOADER, _fast_yaml, parse_fast, read_documents
 from tests.bench.generate import generate, to_yaml
 
 POD = """apiVersion: v1
@@ -54,3 +56,15 @@ def test_a_kubectl_dump_takes_the_fast_path_and_reads_the_same() -> None:
 def test_a_bare_equals_sign_is_the_yaml_1_1_error_it_always_was() -> None:
     with pytest.raises(ScenarioError, match="could not determine a constructor"):
         load_scenario(POD.format(value="="))
+
+
+@pytest.mark.parametrize("size", ["small", "500"])
+def test_loading_leaves_the_parsed_documents_as_they_were(size) -> None:
+    # the web app hands the documents it parsed once (and keeps for its pages) to the engine
+    text = to_yaml(generate(size, 3).objects)
+    docs = parse_fast(text)
+    assert docs is not None
+    before = copy.deepcopy(docs)
+    scenario = load_scenario(text, filename="s.yaml", parsed=docs)
+    assert docs == before
+    assert len(scenario.nodes) == {"small": 100, "500": 500}[size]

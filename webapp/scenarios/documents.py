@@ -35,7 +35,7 @@ _ReadLoader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in _LOADER.yaml_implicit_resolvers.items()}
 _lock = threading.Lock()
-_latest = (None, None)  # (key of a text, its documents)
+_latest = (None, None, False)  # (key of a text, its documents, read by the fast path)
 
 
 def _fast(text):
@@ -63,12 +63,25 @@ def read(text, filename="scenario.yaml"):
         if _latest[0] == k:
             return _latest[1]
     docs = limits.check_text(text, filename, _fast)
-    if docs is None:
+    fast = docs is not None
+    if not fast:
         docs = yaml.load_all(text, Loader=_ReadLoader)
     docs = [d for d in docs if d is not None]
     with _lock:
-        _latest = (k, docs)
+        _latest = (k, docs, fast)
     return docs
+
+
+def checked(text, filename="scenario.yaml"):
+    """``limits.check_text(text, filename, <the engine's fast parse>)``: the fast path's documents
+    (to hand to the engine, which reads them without changing them), or None once the text passed
+    the event-stream check. The documents ``read`` keeps for this very text are reused; nothing is
+    kept here (a worker loading scenarios holds no parsed text)."""
+    k = key(text)
+    with _lock:
+        if _latest[0] == k and _latest[2]:
+            return _latest[1]
+    return limits.check_text(text, filename, _fast)
 
 
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import scheduler_core
 
-from . import limits
+from . import documents, limits
 
 log = logging.getLogger(__name__)
 
@@ -181,7 +181,7 @@ def _load(manifests, config=""):
     for text, filename, which in ((manifests, SCENARIO_FILE, "manifests"), (config or "", CONFIG_FILE, "config")):
         try:
             # size and nesting, before a parser can choke on them
-            docs = limits.check_text(text, filename, parse_fast)
+            docs = documents.checked(text, filename) if text else limits.check_text(text, filename)
         except limits.TooLarge as e:
             raise ScenarioInvalid(str(e), input=which) from e
         if which == "manifests":
@@ -194,13 +194,6 @@ def _load(manifests, config=""):
             str(e), object=e.object or "", field=e.field or "",
             input="config" if e.file == CONFIG_FILE else "manifests",
         ) from e
-
-
-def parse_fast(text):
-    """The engine's fast parse of a text (documents), or None when it takes PyYAML's path."""
-    from scheduler_core.scenario_io import parse_fast as parse
-
-    return parse(text)
 
 
 def warm():
