@@ -72,6 +72,9 @@ MAX_REQUEST_BYTES = envint("MAX_REQUEST_BYTES", str(40 * 1024 * 1024))
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BYTES
 MANIFEST_MAX_BYTES = envint("MANIFEST_MAX_BYTES", str(32 * 1024 * 1024))
 MANIFEST_MAX_NESTING = envint("MANIFEST_MAX_NESTING", "50")
+# Manifests larger than this are not put into a page whole (a browser lays a textarea of a few
+# MB out in seconds): pages show their first lines, a download link and a file upload instead.
+EDITOR_MAX_BYTES = envint("EDITOR_MAX_BYTES", str(2 * 1024 * 1024))
 
 # Login throttling: the login page locks a username (and an address) out after
 # LOGIN_MAX_FAILURES failures within LOGIN_LOCKOUT_SECONDS; the token endpoint has a DRF throttle.

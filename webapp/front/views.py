@@ -11,7 +11,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from django.views.decorators.http import require_POST, require_safe
 
 from webapp.scenarios import manifests as summary
-from webapp.scenarios import engine, pod_updates, services
+from webapp.scenarios import engine, limits, pod_updates, services
 from webapp.scenarios.forms import RevisionForm, RunForm, ScenarioCreateForm, TokenForm
 from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink
 
@@ -70,9 +70,10 @@ def show_warnings(request, form):
 
 def detail_context(request, scenario, form=None, stale=None):
     head = scenario.head()
-    if form is None:
-        form = RevisionForm(initial={"manifests": head.manifests, "config": head.config,
-                                     "base_revision": head.number})
+    shown = limits.in_browser(head.manifests)
+    if form is None:  # (a text too large for the page is replaced by uploading a file)
+        form = RevisionForm(initial={"manifests": head.manifests if shown["editable"] else "",
+                                     "config": head.config, "base_revision": head.number})
     return {
         "scenario": scenario,
         "head": head,
@@ -86,6 +87,7 @@ def detail_context(request, scenario, form=None, stale=None):
         "share_links": scenario.share_links.filter(revoked_at__isnull=True),
         "nodes": summary.nodes(head.manifests),
         "kinds": summary.counts(head.manifests),
+        "shown": shown,
     }
 
 
@@ -99,7 +101,7 @@ def scenario_detail(request, pk):
 @require_POST
 def scenario_save(request, pk):
     scenario = get_scenario(request, pk, Role.EDITOR)
-    form = RevisionForm(request.POST)
+    form = RevisionForm(request.POST, request.FILES)
     stale = None
     if form.is_valid():
         data = form.cleaned_data
@@ -146,6 +148,8 @@ def revision_detail(request, pk, number):
     return render(request, "front/revision_detail.html", {
         "scenario": scenario, "revision": revision, "previous": previous,
         "diff": services.diff_revisions(previous, revision) if previous else "",
+        "shown": limits.in_browser(revision.manifests),
+        "download_url": f"{reverse('api:scenario-manifests', args=[scenario.pk])}?revision={revision.number}",
         "can_edit": scenario.allows(request.user, Role.EDITOR),
         "numbers": scenario.revisions.values_list("number", flat=True),
     })
@@ -229,6 +233,7 @@ def shared_scenario(request, token):
         "revisions": scenario.revisions.select_related("author")[:50],
         "runs": scenario.runs.select_related("revision").defer("result")[:20],
         "nodes": summary.nodes(head.manifests),
+        "shown": limits.in_browser(head.manifests),
         **shared_gated_pods(scenario, head),
     })
 

@@ -5,7 +5,7 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from webapp.scenarios import compare, drafts, edits, engine, services
+from webapp.scenarios import compare, drafts, edits, engine, limits, services
 from webapp.scenarios.models import Membership
 
 from .views import get_scenario
@@ -25,6 +25,7 @@ def draft_context(request, scenario, draft, **extra):
         diff = compare.compare(saved.result, mine.result)
     return {
         "scenario": scenario, "draft": draft, "check": drafts.summary(draft.manifests, draft.config),
+        "shown": limits.in_browser(draft.manifests),
         "outline": edits.outline(draft.manifests), "draft_run": mine, "saved_run": saved, "diff": diff,
         "draft_counts": compare.counts(mine.result) if mine and mine.result else None,
         "saved_counts": compare.counts(saved.result) if saved and saved.result else None,
@@ -44,7 +45,8 @@ def draft_detail(request, pk):
     scenario = get_scenario(request, pk, Role.EDITOR)
     draft = drafts.get_or_start(scenario, request.user)
     if request.method == "POST":
-        drafts.set_text(draft, request.POST.get("manifests", ""), request.POST.get("config"))
+        # (a draft too large for the page has no manifests box: its text stays)
+        drafts.set_text(draft, request.POST.get("manifests", draft.manifests), request.POST.get("config"))
         messages.success(request, "Draft text stored.")
         return redirect("draft-detail", pk=scenario.pk)
     return render_draft(request, scenario, draft)

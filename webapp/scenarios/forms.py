@@ -14,7 +14,7 @@ class ManifestsMixin:
         upload = cleaned.get("upload")
         if upload:
             try:
-                cleaned["manifests"] = upload.read().decode("utf-8")
+                cleaned["manifests"] = normalize(upload.read().decode("utf-8"))
             except UnicodeDecodeError:
                 self.add_error("upload", "The file is not UTF-8 text.")
                 return cleaned
@@ -59,7 +59,8 @@ class ScenarioCreateForm(ManifestsMixin, forms.Form):
 
 class RevisionForm(ManifestsMixin, forms.Form):
     manifests = forms.CharField(widget=forms.Textarea(attrs={"rows": 24, "spellcheck": "false"}), strip=False,
-                                help_text=MANIFESTS_HELP)
+                                required=False, help_text=MANIFESTS_HELP)
+    upload = forms.FileField(required=False, label="Upload the new manifests (a YAML or JSON file)")
     config = forms.CharField(widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false"}), required=False,
                              strip=False, label="KubeSchedulerConfiguration (optional)")
     message = forms.CharField(max_length=500, required=False, label="What changed")

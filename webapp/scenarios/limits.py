@@ -123,3 +123,22 @@ def json_problem(value, limit=None):
                     return "nul", child_path
                 stack.append((child, depth + 1, child_path))
     return None
+
+
+PREVIEW_LINES = 200
+PREVIEW_CHARS = 64 * 1024  # (a text of a few long lines too)
+
+
+def in_browser(text):
+    """What a page shows of a manifests text: {"editable": the whole text goes into the page,
+    "size": "29.0 MB", "head": the first PREVIEW_LINES lines (PREVIEW_CHARS characters at most)
+    when it does not, "truncated"}. A browser takes
+    seconds to lay out a textarea or a <pre> of a few MB (about 4 s for 4 MB in Chromium) and
+    never finished one of 29 MB, so a text over EDITOR_MAX_BYTES is shown by its head, downloaded
+    whole, and replaced by uploading a file."""
+    size = len(text.encode("utf-8", errors="replace")) if len(text) * 4 > settings.EDITOR_MAX_BYTES else len(text)
+    if size <= settings.EDITOR_MAX_BYTES:
+        return {"editable": True, "size": human_bytes(size), "head": text}
+    head = "\n".join(text.split("\n", PREVIEW_LINES)[:PREVIEW_LINES])[:PREVIEW_CHARS]
+    return {"editable": False, "size": human_bytes(size), "head": head, "truncated": len(head) < len(text),
+            "limit": human_bytes(settings.EDITOR_MAX_BYTES)}
