@@ -134,3 +134,17 @@ class GatedPodsOfALargeListTests(BaseTestCase):
         self.assertEqual(again["spec"]["schedulingGates"], [{"name": "example.com/quota-3"}])
         panel = self.client.get(f"/scenarios/{self.many.pk}/pods/", HTTP_HX_REQUEST="true").content.decode()
         self.assertIn("example.com/quota-3", panel)
+
+
+class RememberedSummariesTests(BaseTestCase):
+    def test_a_page_changing_its_node_rows_does_not_change_the_next_pages(self):
+        from webapp.scenarios import manifests
+
+        rows = manifests.nodes(WRITTEN_OUT)
+        rows[0]["placed"] = ["x/y"]
+        rows[0]["bound"].append("x/z")
+        rows[1]["taints"].append("k=v:NoSchedule")
+        again = manifests.nodes(WRITTEN_OUT)
+        self.assertNotIn("placed", again[0])
+        self.assertEqual((again[0]["bound"], again[1]["taints"]), ([], []))
+        self.assertEqual(manifests.counts(WRITTEN_OUT), {"Node": 20})

@@ -18,6 +18,7 @@ Both check the text's limits first (``limits.check_text``: size, nesting, alias 
 
 import hashlib
 import threading
+from collections import OrderedDict
 
 import yaml
 
@@ -70,6 +71,27 @@ def read(text, filename="scenario.yaml"):
     with _lock:
         _latest = (k, docs, fast)
     return docs
+
+
+_memo = OrderedDict()  # (name, key of a text) -> what was computed from it
+MEMO_SIZE = 32
+
+
+def memo(name, text, compute):
+    """compute(), once per text and name while among the MEMO_SIZE latest: what pages derive from a
+    scenario's manifests (its node table, the quick-edit outline) without parsing it again when
+    someone comes back to it. Shared: callers must not change what they get."""
+    k = (name, key(text))
+    with _lock:
+        if k in _memo:
+            _memo.move_to_end(k)
+            return _memo[k]
+    value = compute()
+    with _lock:
+        _memo[k] = value
+        while len(_memo) > MEMO_SIZE:
+            _memo.popitem(last=False)
+    return value
 
 
 def checked(text, filename="scenario.yaml"):

@@ -502,7 +502,11 @@ def apply_edits(text, edits, config=""):
 
 def outline(text):
     """What the quick-edit forms offer: workloads with their spread constraints, pods, nodes, zones,
-    PriorityClasses and the topology keys on nodes."""
+    PriorityClasses and the topology keys on nodes (shared between pages: not to be changed)."""
+    return documents.memo("outline", text, lambda: _outline(text))
+
+
+def _outline(text):
     try:
         objects, _ = parse(text, read_only=True)
     except EditError:

@@ -26,7 +26,12 @@ def objects(text):
 
 
 def nodes(text):
-    """[{name, zone, cpu, memory, pods, unschedulable, taints, bound}] in file order."""
+    """[{name, zone, cpu, memory, pods, unschedulable, taints, bound}] in file order (the caller's own)."""
+    return [dict(row, taints=list(row["taints"]), bound=list(row["bound"]))
+            for row in documents.memo("nodes", text, lambda: _nodes(text))]
+
+
+def _nodes(text):
     rows, by_name = [], {}
     for obj in objects(text):
         kind, meta = obj.get("kind"), obj.get("metadata") or {}
@@ -53,6 +58,11 @@ def nodes(text):
 
 
 def counts(text):
+    """{kind: number of objects} (the caller's own)."""
+    return dict(documents.memo("counts", text, lambda: _counts(text)))
+
+
+def _counts(text):
     kinds = {}
     for obj in objects(text):
         kinds[obj.get("kind", "?")] = kinds.get(obj.get("kind", "?"), 0) + 1
