@@ -179,7 +179,12 @@ def run_create(request, pk):
     return redirect("run-detail", run_id=run.pk)
 
 
-def run_context(run, poll_url, shared=False):
+# A run page lists at most this many pods, events and nodes unless asked for all (?all=1): a
+# 5,000-node run's page of every row was 9.6 MB, seconds to lay out in a browser.
+RUN_PAGE_ROWS = 1000
+
+
+def run_context(run, poll_url, shared=False, show_all=False):
     result = run.result or {}
     pods = result.get("pods", [])
     placed = {}
@@ -192,12 +197,22 @@ def run_context(run, poll_url, shared=False):
     outcomes = {}
     for row in pods:
         outcomes[row.get("outcome")] = outcomes.get(row.get("outcome"), 0) + 1
+    events = result.get("events", [])
+    shown_pods, shown_events, shown_nodes = pods, events, nodes
+    if not show_all:
+        if len(pods) > RUN_PAGE_ROWS:  # the pods a what-if is about first: those not scheduled
+            shown_pods = [r for r in pods if r.get("outcome") != "Scheduled"]
+            shown_pods += [r for r in pods if r.get("outcome") == "Scheduled"][:max(RUN_PAGE_ROWS - len(shown_pods), 0)]
+            shown_pods = shown_pods[:RUN_PAGE_ROWS]
+        shown_events, shown_nodes = events[:RUN_PAGE_ROWS], nodes[:RUN_PAGE_ROWS]
     return {
-        "run": run, "poll_url": poll_url, "shared": shared, "pods": pods, "nodes": nodes,
+        "run": run, "poll_url": poll_url, "shared": shared, "pods": shown_pods, "nodes": shown_nodes,
         "outcomes": sorted(outcomes.items()),
         "failed_scheduling": failed_scheduling(result),
-        "events": result.get("events", []),
+        "events": shown_events,
         "evicted": result.get("evicted", []),
+        "totals": {"pods": len(pods), "events": len(events), "nodes": len(nodes)},
+        "capped": len(shown_pods) < len(pods) or len(shown_events) < len(events) or len(shown_nodes) < len(nodes),
     }
 
 
@@ -211,7 +226,8 @@ def failed_scheduling(result):
 
 def render_run(request, run, poll_url, page_context):
     # The polled fragment needs the page's context too: a shared one links under /s/<token>/.
-    context = {**page_context, **run_context(run, poll_url, shared=page_context.get("shared", False))}
+    context = {**page_context, **run_context(run, poll_url, shared=page_context.get("shared", False),
+                                             show_all=request.GET.get("all") == "1")}
     if request.htmx:
         return render(request, "front/_run_result.html", context)
     return render(request, "front/run_detail.html", context)
