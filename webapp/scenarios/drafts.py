@@ -3,12 +3,18 @@
 from django.db import transaction
 from django.utils import timezone
 
-from . import edits, engine, services
+from . import documents, edits, engine, services
 from .models import Draft, Run
 
 
 def summary(manifests, config=""):
-    """(ok, message, warnings, object, field): the engine's verdict on a text, for the editor."""
+    """(ok, message, warnings, object, field): the engine's verdict on a text, for the editor
+    (remembered per text: opening a large draft again does not load it into the engine again)."""
+    config_key = documents.key(config or "")[1].hex()
+    return dict(documents.memo(f"check:{config_key}", manifests, lambda: _summary(manifests, config)))
+
+
+def _summary(manifests, config=""):
     try:
         scenario = engine.load(manifests, config, keep=False)  # typed, not saved
     except engine.ScenarioInvalid as e:
