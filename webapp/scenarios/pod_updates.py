@@ -50,7 +50,7 @@ def parse(text):
 def pods(text):
     """{(namespace, name): Pod object} of the text, read once (shared: copy before changing one)."""
     try:
-        docs = documents.read(text)
+        docs = documents.read(text, stored=True)
     except (yaml.YAMLError, limits.TooLarge):
         return {}
     out = {}
