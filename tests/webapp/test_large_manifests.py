@@ -148,3 +148,20 @@ class RememberedSummariesTests(BaseTestCase):
         self.assertNotIn("placed", again[0])
         self.assertEqual((again[0]["bound"], again[1]["taints"]), ([], []))
         self.assertEqual(manifests.counts(WRITTEN_OUT), {"Node": 20})
+
+
+class ScenarioPageNodeTableTests(BaseTestCase):
+    def test_a_long_node_table_lists_the_first_rows_and_links_to_all(self):
+        from webapp.front import views
+
+        big = services.create_scenario(team=self.team, name="twenty nodes", manifests=WRITTEN_OUT, author=self.owner)
+        self.client.force_login(self.viewer)
+        with mock.patch.object(views, "RUN_PAGE_ROWS", 5):
+            page = self.client.get(f"/scenarios/{big.pk}/").content.decode()
+            everything = self.client.get(f"/scenarios/{big.pk}/?all=1").content.decode()
+        self.assertIn("5 of 20 nodes\n  listed", page)
+        self.assertIn('<th scope="row">node-4</th>', page)
+        self.assertNotIn('<th scope="row">node-5</th>', page)
+        self.assertIn("20 Node", page)  # the kinds line counts them all
+        self.assertIn('<th scope="row">node-19</th>', everything)
+        self.assertNotIn('id="nodes-capped"', everything)

@@ -85,10 +85,17 @@ def detail_context(request, scenario, form=None, stale=None):
         "revisions": scenario.revisions.select_related("author")[:50],
         "runs": scenario.runs.select_related("revision", "created_by").defer("result")[:10],
         "share_links": scenario.share_links.filter(revoked_at__isnull=True),
-        "nodes": summary.nodes(head.manifests),
+        **node_rows(request, head.manifests),
         "kinds": summary.counts(head.manifests),
         "shown": shown,
     }
+
+
+def node_rows(request, manifests):
+    """The node table of a scenario page: at most RUN_PAGE_ROWS rows unless ?all=1."""
+    nodes = summary.nodes(manifests)
+    shown = nodes if request.GET.get("all") == "1" else nodes[:RUN_PAGE_ROWS]
+    return {"nodes": shown, "nodes_total": len(nodes)}
 
 
 @login_required
@@ -248,7 +255,7 @@ def shared_scenario(request, token):
         "scenario": scenario, "head": head, "token": token, "shared": True,
         "revisions": scenario.revisions.select_related("author")[:50],
         "runs": scenario.runs.select_related("revision").defer("result")[:20],
-        "nodes": summary.nodes(head.manifests),
+        **node_rows(request, head.manifests),
         "shown": limits.in_browser(head.manifests),
         **shared_gated_pods(scenario, head),
     })
