@@ -5,15 +5,18 @@ took 13 s, and pages that read their scenario's manifests two or more times took
 Two readers here:
 
 - ``load(text)``: what ``yaml.safe_load_all`` gives (the same values: dates as dates), through
-  libyaml's parser, about four times faster. For code that writes the objects back as YAML
-  (quick edits, pod updates), so that what it writes does not change.
+  libyaml's parser, about four times faster: for the objects a pod update writes back around
+  the pod it changes.
 - ``read(text)``: for pages and checks that only look. The engine's fast path when the text
   takes it (ryaml: JSON, or YAML with nothing YAML 1.1 reads differently), else libyaml's; either
-  way timestamps stay the strings they are written as, as the engine reads them. The latest text's documents are kept, so a
-  page that looks at one scenario several times parses it once: callers must not change them.
+  way timestamps stay the strings they are written as, as the engine reads them. The latest
+  text's documents are kept, so a page that looks at one scenario several times parses it once:
+  callers must not change them.
 
 Both check the text's limits first (``limits.check_text``: size, nesting, alias bombs) and raise
-``limits.TooLarge`` or ``yaml.YAMLError``. Empty documents are dropped.
+``limits.TooLarge`` or ``yaml.YAMLError``; ``read(text, stored=True)`` skips the check for the text
+of a saved revision, which passed it when it was saved. Empty documents are dropped. ``memo``
+keeps what pages derive from a text; ``dump`` and ``dump_all`` write YAML through libyaml.
 """
 
 import hashlib
@@ -58,8 +61,8 @@ def key(text):
 
 def read(text, filename="scenario.yaml", stored=False):
     """The non-empty documents of `text` for reading only (shared with later callers). `stored`: the
-    text of a revision or draft, which passed ``limits.check_text`` when it was saved, so it is not
-    walked again (that walk is a third of reading 29 MB)."""
+    text of a saved revision, which passed ``limits.check_text`` when it was saved, so it is not
+    walked again (a draft's text is not checked when stored: read it without `stored`)."""
     global _latest
     k = key(text)
     with _lock:
