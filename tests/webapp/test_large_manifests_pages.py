@@ -98,3 +98,35 @@ class InBrowserTests(BaseTestCase):
             self.assertFalse(shown["editable"])
             self.assertEqual(shown["head"], "\n".join(LONG.split("\n")[:limits.PREVIEW_LINES]))
             self.assertTrue(shown["truncated"])
+
+
+class QuickEditsOnLongListsTests(BaseTestCase):
+    """Past QUICK_LIST_MAX pods or nodes (lowered here), the quick-edit forms take a typed name."""
+
+    def test_the_forms_take_typed_names_and_the_edit_applies(self):
+        from unittest import mock
+
+        from webapp.scenarios import edits
+
+        text = TWO_PODS + "# a text of its own: the outline is remembered per text\n"
+        scenario = services.create_scenario(team=self.team, name="long lists", manifests=text, author=self.owner)
+        self.client.force_login(self.editor)
+        base = f"/scenarios/{scenario.pk}/draft/"
+        with mock.patch.object(edits, "QUICK_LIST_MAX", 0):
+            page = self.client.get(base).content.decode()
+        self.assertIn('<input type="text" name="target" id="q-prio-target" required list="q-workload-refs"', page)
+        self.assertIn('<input type="text" name="node" id="q-node" required', page)
+        self.assertIn("2 pods: type one as Pod/namespace/name", page)
+        self.assertNotIn('<select name="node" id="q-node">', page)
+        r = self.client.post(base + "edit/", {"op": "cordon", "node": "node-a"}, HTTP_HX_REQUEST="true")
+        self.assertContains(r, "Applied cordon")
+        r = self.client.post(base + "edit/", {"op": "add_gate", "target": "Pod/default/web-2", "name": "hold"},
+                             HTTP_HX_REQUEST="true")
+        self.assertContains(r, "Applied add_gate")
+        self.assertIn("name: hold", Draft.objects.get(scenario=scenario).manifests)
+
+    def test_short_lists_stay_menus(self):
+        self.client.force_login(self.editor)
+        page = self.client.get(f"/scenarios/{self.scenario.pk}/draft/").content.decode()
+        self.assertIn('<select name="node" id="q-node">', page)
+        self.assertIn('<select name="target" id="q-prio-target">', page)
