@@ -122,6 +122,8 @@ class GatedPodsOfALargeListTests(BaseTestCase):
         self.assertNotIn("schedulingGates", pod["spec"])
         # the timestamp as kubectl wrote it, not re-formatted as a Python datetime
         self.assertIn("creationTimestamp: '2026-11-01T10:00:07Z'", text)
+        self.assertIn("creationTimestamp: '2026-11-01T10:00:08Z'", text)  # and the pods around it
+        self.assertNotIn("2026-11-01 10:00:0", text)
         panel = self.client.get(f"/scenarios/{scenario.pk}/pods/", HTTP_HX_REQUEST="true").content.decode()
         self.assertNotIn('<th scope="row">batch/job-7</th>', panel)
         self.assertIn('<th scope="row">batch/job-8</th>', panel)

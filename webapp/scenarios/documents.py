@@ -2,19 +2,18 @@
 
 PyYAML's pure-Python ``safe_load_all`` reads about 0.3 MB a second: a 1,000-node cluster (4 MB)
 took 13 s, and pages that read their scenario's manifests two or more times took a minute.
-Two readers here:
+Readers here:
 
-- ``load(text)``: what ``yaml.safe_load_all`` gives (the same values: dates as dates), through
-  libyaml's parser, about four times faster: for the objects a pod update writes back around
-  the pod it changes.
-- ``read(text)``: for pages and checks that only look. The engine's fast path when the text
-  takes it (ryaml: JSON, or YAML with nothing YAML 1.1 reads differently), else libyaml's; either
-  way timestamps stay the strings they are written as, as the engine reads them. The latest
-  text's documents are kept, so a page that looks at one scenario several times parses it once:
-  callers must not change them.
+- ``parse(text)``: the documents, new objects. The engine's fast path when the text takes it
+  (ryaml: JSON, or YAML with nothing YAML 1.1 reads differently), else libyaml's; either way
+  timestamps stay the strings they are written as, as the engine reads them, so what is written
+  back (quick edits, pod updates) keeps them as they were.
+- ``read(text)``: the same for pages and checks that only look. The latest text's documents are
+  kept, so a page that looks at one scenario several times parses it once: callers must not
+  change them.
 
 Both check the text's limits first (``limits.check_text``: size, nesting, alias bombs) and raise
-``limits.TooLarge`` or ``yaml.YAMLError``; ``read(text, stored=True)`` skips the check for the text
+``limits.TooLarge`` or ``yaml.YAMLError``; ``stored=True`` skips the check for the text
 of a saved revision, which passed it when it was saved. Empty documents are dropped. ``memo``
 keeps what pages derive from a text; ``dump`` and ``dump_all`` write YAML through libyaml.
 """
@@ -48,10 +47,18 @@ def _fast(text):
     return parse_fast(text)
 
 
-def load(text, filename="scenario.yaml"):
-    """The non-empty documents of `text`, as ``yaml.safe_load_all`` reads them; new objects."""
-    limits.check_text(text, filename)
-    return [d for d in yaml.load_all(text, Loader=_LOADER) if d is not None]
+def parse(text, filename="scenario.yaml", stored=False):
+    """The non-empty documents of `text`, new objects (see ``read`` for `stored`)."""
+    return _parse(text, filename, stored)[0]
+
+
+def _parse(text, filename, stored):
+    """(documents, read by the fast path)."""
+    docs = _fast(text) if stored else limits.check_text(text, filename, _fast)
+    fast = docs is not None
+    if not fast:
+        docs = yaml.load_all(text, Loader=_ReadLoader)
+    return [d for d in docs if d is not None], fast
 
 
 def key(text):
@@ -68,11 +75,7 @@ def read(text, filename="scenario.yaml", stored=False):
     with _lock:
         if _latest[0] == k:
             return _latest[1]
-    docs = _fast(text) if stored else limits.check_text(text, filename, _fast)
-    fast = docs is not None
-    if not fast:
-        docs = yaml.load_all(text, Loader=_ReadLoader)
-    docs = [d for d in docs if d is not None]
+    docs, fast = _parse(text, filename, stored)
     with _lock:
         _latest = (k, docs, fast)
     return docs

@@ -43,8 +43,8 @@ def is_pod(obj, namespace, name):
 
 
 def parse(text):
-    """The YAML documents of a revision's manifests (empty ones dropped), as yaml.safe_load_all reads them."""
-    return documents.load(text)
+    """The YAML documents of a revision's manifests (empty ones dropped; timestamps as written)."""
+    return documents.parse(text)
 
 
 def pods(text):
