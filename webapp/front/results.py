@@ -455,12 +455,14 @@ def node_view(result, name, meta=None):
     }
 
 
-def nodes_overview(result):
+def nodes_overview(result, name="", limit=None):
+    """(cards of the nodes whose name contains `name`, the first `limit` of them or all; how many match)."""
     _, nominated = nominations(result)
+    matching = [n for n in result.get("nodes", []) if name in str(n.get("name", ""))]
     return [{"name": n["name"], "cordoned": bool(n.get("unschedulable")),
              "taints": [taint_text(t) for t in n.get("taints") or []], "bars": node_bars(n),
              "pods": len(n.get("pods", [])), "nominated": nominated.get(n["name"], [])}
-            for n in result.get("nodes", [])]
+            for n in matching[:limit]], len(matching)
 
 
 def timeline(result, step=None):

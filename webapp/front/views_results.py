@@ -14,6 +14,9 @@ from .sharing import share_context, shareable, shared_scenario_or_404
 from .views import get_scenario
 
 
+NODE_CARDS = 1000  # the Nodes view of a larger cluster shows this many, with a filter by name and "show all"
+
+
 def finished_run(request, run_id, token=None):
     """(run, scenario, result) of a run the user (or the share link) may see; 404 for others or without a result."""
     runs = Run.objects.select_related("revision", "scenario__team", "created_by")
@@ -123,8 +126,12 @@ def run_node(request, run_id, name, token=None):
 @shareable
 def run_nodes(request, run_id, token=None):
     run, scenario, result = finished_run(request, run_id, token)
-    return render(request, "front/run_nodes.html", {"run": run, "scenario": scenario,
-                                                     "nodes": results.nodes_overview(result), **share_context(token)})
+    name = request.GET.get("q", "").strip()
+    show_all = request.GET.get("all") == "1"
+    nodes, matched = results.nodes_overview(result, name, None if show_all else NODE_CARDS)
+    return render(request, "front/run_nodes.html", {
+        "run": run, "scenario": scenario, "nodes": nodes, "q": name, "matched": matched,
+        "total": len(result.get("nodes", [])), **share_context(token)})
 
 
 @shareable
