@@ -126,7 +126,7 @@ class ScenarioViewSet(viewsets.ModelViewSet):
     def revisions(self, request, pk=None):
         scenario = self.get_object()
         if request.method == "GET":
-            page = self.paginate_queryset(scenario.revisions.select_related("author"))
+            page = self.paginate_queryset(scenario.revisions.select_related("author").defer("manifests", "summary"))
             data = s.RevisionSummarySerializer(page, many=True, context=self.get_serializer_context()).data
             return self.get_paginated_response(data)
         require(scenario, request.user, Role.EDITOR)
@@ -193,7 +193,8 @@ class ScenarioViewSet(viewsets.ModelViewSet):
     def runs(self, request, pk=None):
         scenario = self.get_object()
         if request.method == "GET":
-            page = self.paginate_queryset(scenario.runs.select_related("revision", "created_by").defer("result"))
+            page = self.paginate_queryset(scenario.runs.select_related("revision", "created_by").defer(
+                "result", "manifests", "revision__manifests", "revision__summary"))
             data = s.RunListSerializer(page, many=True, context=self.get_serializer_context()).data
             return self.get_paginated_response(data)
         require(scenario, request.user, Role.EDITOR)
@@ -329,11 +330,12 @@ class SharedScenarioView(GenericAPIView):
         scenario = self.get_link(token).scenario
         data = dict(self.get_serializer(scenario).data)
         data.pop("links", None)
-        data["revisions"] = s.RevisionSummarySerializer(scenario.revisions.all()[:50], many=True).data
+        data["revisions"] = s.RevisionSummarySerializer(scenario.revisions.defer("manifests", "summary")[:50], many=True).data
         data["runs"] = [
             {"id": r.id, "status": r.status, "revision": r.revision.number, "created_at": r.created_at,
              "url": reverse("api:shared-run", args=[token, r.pk], request=request)}
-            for r in scenario.runs.select_related("revision").defer("result")[:50]
+            for r in scenario.runs.select_related("revision").defer(
+                "result", "manifests", "revision__manifests", "revision__summary")[:50]
         ]
         for revision in data["revisions"]:
             revision.pop("url", None)

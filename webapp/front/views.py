@@ -18,6 +18,10 @@ from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenari
 from .sharing import share_context, shared_scenario_or_404
 
 Role = Membership.Role
+# Columns a list of revisions or runs does not show: a large scenario's text is tens of MB, its run's result
+# about a third of that.
+REVISION_TEXT = ("manifests", "summary")
+RUN_TEXT = ("result", "manifests", "revision__manifests", "revision__summary")
 
 
 def page_not_found(request, exception=None):
@@ -43,7 +47,8 @@ def scenario_list(request):
     q = request.GET.get("q", "").strip()
     if q:
         scenarios = scenarios.filter(Q(name__icontains=q) | Q(team__name__icontains=q))
-    rows = [(s, s.last_run(), s.revisions.select_related("author").first()) for s in scenarios[:200]]
+    rows = [(s, s.runs.defer(*RUN_TEXT[:2]).first(), s.revisions.select_related("author").defer(*REVISION_TEXT).first())
+            for s in scenarios[:200]]
     template = "front/scenario_list.html#scenario-table" if request.htmx else "front/scenario_list.html"
     return render(request, template, {"rows": rows, "q": q})
 
@@ -82,20 +87,19 @@ def detail_context(request, scenario, form=None, stale=None):
         "is_owner": scenario.allows(request.user, Role.OWNER),
         "form": form,
         "stale": stale,
-        "revisions": scenario.revisions.select_related("author")[:50],
-        "runs": scenario.runs.select_related("revision", "created_by").defer("result")[:10],
+        "revisions": scenario.revisions.select_related("author").defer(*REVISION_TEXT)[:50],
+        "runs": scenario.runs.select_related("revision", "created_by").defer(*RUN_TEXT)[:10],
         "share_links": scenario.share_links.filter(revoked_at__isnull=True),
-        **node_rows(request, head.manifests),
-        "kinds": summary.counts(head.manifests),
+        **node_rows(request, summary.of_revision(head)),
+        "kinds": dict(summary.of_revision(head)["counts"]),
         "shown": shown,
     }
 
 
-def node_rows(request, manifests):
-    """The node table of a scenario page: at most RUN_PAGE_ROWS rows unless ?all=1."""
-    nodes = summary.nodes(manifests)
-    shown = nodes if request.GET.get("all") == "1" else nodes[:RUN_PAGE_ROWS]
-    return {"nodes": shown, "nodes_total": len(nodes)}
+def node_rows(request, found):
+    """The node table of a scenario page (from a summary): at most RUN_PAGE_ROWS rows unless ?all=1."""
+    limit = None if request.GET.get("all") == "1" else RUN_PAGE_ROWS
+    return {"nodes": summary.rows_of(found, limit), "nodes_total": len(found["nodes"])}
 
 
 @login_required
@@ -198,7 +202,8 @@ def run_context(run, poll_url, shared=False, show_all=False):
     for row in pods:
         if row.get("node"):
             placed.setdefault(row["node"], []).append(row["pod"])
-    nodes = summary.nodes(run.revision.manifests)
+    found = summary.summarize(run.manifests) if run.manifests else summary.of_revision(run.revision)
+    nodes = summary.rows_of(found, None if show_all else RUN_PAGE_ROWS)
     for node in nodes:
         node["placed"] = placed.get(node["name"], [])
     outcomes = {}
@@ -218,8 +223,8 @@ def run_context(run, poll_url, shared=False, show_all=False):
         "failed_scheduling": failed_scheduling(result),
         "events": shown_events,
         "evicted": result.get("evicted", []),
-        "totals": {"pods": len(pods), "events": len(events), "nodes": len(nodes)},
-        "capped": len(shown_pods) < len(pods) or len(shown_events) < len(events) or len(shown_nodes) < len(nodes),
+        "totals": {"pods": len(pods), "events": len(events), "nodes": len(found["nodes"])},
+        "capped": len(shown_pods) < len(pods) or len(shown_events) < len(events) or len(shown_nodes) < len(found["nodes"]),
     }
 
 
@@ -242,7 +247,8 @@ def render_run(request, run, poll_url, page_context):
 
 @login_required
 def run_detail(request, run_id):
-    run = get_object_or_404(Run.objects.select_related("revision", "scenario__team", "created_by"), pk=run_id)
+    run = get_object_or_404(Run.objects.select_related("revision", "scenario__team", "created_by")
+                            .defer("revision__manifests"), pk=run_id)
     scenario = get_scenario(request, run.scenario_id)
     return render_run(request, run, request.path, {"scenario": scenario})
 
@@ -253,9 +259,9 @@ def shared_scenario(request, token):
     head = scenario.head()
     return render(request, "front/shared_scenario.html", {
         "scenario": scenario, "head": head, "token": token, "shared": True,
-        "revisions": scenario.revisions.select_related("author")[:50],
-        "runs": scenario.runs.select_related("revision").defer("result")[:20],
-        **node_rows(request, head.manifests),
+        "revisions": scenario.revisions.select_related("author").defer(*REVISION_TEXT)[:50],
+        "runs": scenario.runs.select_related("revision").defer(*RUN_TEXT)[:20],
+        **node_rows(request, summary.of_revision(head)),
         "shown": limits.in_browser(head.manifests),
         **shared_gated_pods(scenario, head),
     })
@@ -274,7 +280,8 @@ def shared_gated_pods(scenario, head):
 @require_safe
 def shared_run(request, token, run_id):
     scenario = shared_scenario_or_404(token)
-    run = get_object_or_404(Run.objects.select_related("revision", "created_by"), scenario=scenario, pk=run_id)
+    run = get_object_or_404(Run.objects.select_related("revision", "created_by").defer("revision__manifests"),
+                            scenario=scenario, pk=run_id)
     return render_run(request, run, request.path, {"scenario": scenario, **share_context(token)})
 
 

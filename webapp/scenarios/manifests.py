@@ -3,6 +3,8 @@
 It only reads what the user wrote; every scheduling answer comes from the engine.
 """
 
+import json
+
 import yaml
 
 from . import documents, limits
@@ -25,10 +27,41 @@ def objects(text):
     return out
 
 
-def nodes(text):
-    """[{name, zone, cpu, memory, pods, unschedulable, taints, bound}] in file order (the caller's own)."""
-    return [dict(row, taints=list(row["taints"]), bound=list(row["bound"]))
-            for row in documents.memo("nodes", text, lambda: _nodes(text))]
+def nodes(text, limit=None):
+    """[{name, zone, cpu, memory, pods, unschedulable, taints, bound}] in file order, the first `limit`
+    (all when None); the caller's own."""
+    return rows_of(summarize(text), limit)
+
+
+def rows_of(found, limit=None):
+    """Copies of the first `limit` node rows of a summary (all when None)."""
+    rows = found["nodes"] if limit is None else found["nodes"][:limit]
+    return [dict(row, taints=list(row["taints"]), bound=list(row["bound"])) for row in rows]
+
+
+def summarize(text):
+    """{"nodes": node rows, "counts": {kind: number}} of a text (shared: not to be changed)."""
+    return documents.memo("summary", text, lambda: {"nodes": _nodes(text), "counts": _counts(text)})
+
+
+def of_revision(revision):
+    """A revision's summary: the one stored when it was saved; for a revision saved before summaries
+    were kept, worked out now and stored (shared: not to be changed)."""
+    if revision.summary is None:
+        revision.summary = summarize(revision.manifests)
+        type(revision).objects.filter(pk=revision.pk, summary__isnull=True).update(summary=revision.summary)
+    return revision.summary
+
+
+def remember(revision, name, value):
+    """Keep `value` in the revision's summary under `name` (when it has a JSON form: PostgreSQL's has no NaN)."""
+    found = dict(of_revision(revision), **{name: value})
+    try:
+        json.dumps(found, allow_nan=False)
+    except (TypeError, ValueError):
+        return
+    type(revision).objects.filter(pk=revision.pk).update(summary=found)
+    revision.summary = found
 
 
 def _nodes(text):
@@ -39,11 +72,11 @@ def _nodes(text):
         if kind == "Node":
             allocatable = status.get("allocatable") or {}
             row = {
-                "name": meta.get("name", ""),
-                "zone": (meta.get("labels") or {}).get(ZONE_LABEL, ""),
-                "cpu": allocatable.get("cpu", ""),
-                "memory": allocatable.get("memory", ""),
-                "pods": allocatable.get("pods", ""),
+                "name": _text(meta.get("name", "")),
+                "zone": _text((meta.get("labels") or {}).get(ZONE_LABEL, "")),
+                "cpu": _text(allocatable.get("cpu", "")),
+                "memory": _text(allocatable.get("memory", "")),
+                "pods": _text(allocatable.get("pods", "")),
                 "unschedulable": bool(spec.get("unschedulable")),
                 "taints": [f"{t.get('key')}={t.get('value', '')}:{t.get('effect')}" for t in spec.get("taints") or []],
                 "bound": [],
@@ -52,18 +85,24 @@ def _nodes(text):
             by_name[row["name"]] = row
     for obj in objects(text):
         spec, meta = obj.get("spec") or {}, obj.get("metadata") or {}
-        if obj.get("kind") == "Pod" and spec.get("nodeName") in by_name:
-            by_name[spec["nodeName"]]["bound"].append(f"{meta.get('namespace', 'default')}/{meta.get('name', '')}")
+        if obj.get("kind") == "Pod" and _text(spec.get("nodeName")) in by_name:
+            by_name[_text(spec["nodeName"])]["bound"].append(f"{meta.get('namespace', 'default')}/{meta.get('name', '')}")
     return rows
+
+
+def _text(value):
+    """A value as the page prints it (stored as JSON text: a float such as .nan has no JSON form)."""
+    return "" if value is None else str(value)
 
 
 def counts(text):
     """{kind: number of objects} (the caller's own)."""
-    return dict(documents.memo("counts", text, lambda: _counts(text)))
+    return dict(summarize(text)["counts"])
 
 
 def _counts(text):
     kinds = {}
     for obj in objects(text):
-        kinds[obj.get("kind", "?")] = kinds.get(obj.get("kind", "?"), 0) + 1
+        kind = _text(obj.get("kind", "?"))
+        kinds[kind] = kinds.get(kind, 0) + 1
     return kinds

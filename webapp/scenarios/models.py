@@ -105,6 +105,9 @@ class Revision(models.Model):
     message = models.CharField(max_length=500, blank=True, default="")
     author = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, related_name="+")
     created_at = models.DateTimeField(default=timezone.now)
+    # What pages show of the text (its node table, objects per kind), worked out when it is saved,
+    # so that no page parses a large text again; filled on first view for older revisions.
+    summary = models.JSONField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-number"]

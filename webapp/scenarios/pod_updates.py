@@ -13,7 +13,7 @@ import re
 import yaml
 from django.db import transaction
 
-from . import documents, engine, limits, services
+from . import documents, engine, limits, manifests, services
 from .models import PodUpdateAttempt
 
 DOC_SEPARATOR = re.compile(r"(?m)^---[ \t]*(?:#.*)?$")
@@ -157,7 +157,17 @@ def summary(pod):
 
 
 def gated_pods(revision):
-    """[{namespace, name, gates, node_selector, required_terms, ...}] of the revision's gated pods."""
+    """[{namespace, name, gates, node_selector, required_terms, ...}] of the revision's gated pods (the caller's
+    own): kept in the revision's summary once worked out, so that a page does not read a large text again."""
+    stored = (revision.summary or {}).get("gated")
+    if stored is not None:
+        return copy.deepcopy(stored)
+    rows = _gated_pods(revision)
+    manifests.remember(revision, "gated", copy.deepcopy(rows))
+    return rows
+
+
+def _gated_pods(revision):
     rows = []
     by_key = pods(revision.manifests)
     for namespace, name, _gates in engine.gated_pods(revision.manifests, revision.config):

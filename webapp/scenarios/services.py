@@ -3,7 +3,7 @@
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from . import engine
+from . import engine, manifests as summaries
 from .models import Revision, Run, Scenario
 
 
@@ -17,12 +17,14 @@ class StaleRevision(Exception):
 
 def create_scenario(*, team, name, manifests, config="", author, message=""):
     engine.validate(manifests, config)
+    summary = summaries.summarize(manifests)
     with transaction.atomic():
         scenario = Scenario.objects.create(team=team, name=name, created_by=author, current_revision=1)
         Revision.objects.create(
             scenario=scenario, number=1, manifests=manifests, config=config or "",
-            author=author, message=message or "Created",
+            author=author, message=message or "Created", summary=summary,
         )
+    _summarize_gated(scenario.head())
     return scenario
 
 
@@ -35,6 +37,7 @@ def save_revision(scenario, *, manifests, config="", author, message="", base=No
     they can't resend.
     """
     engine.validate(manifests, config)
+    summary = summaries.summarize(manifests)
     try:
         with transaction.atomic():
             locked = Scenario.objects.select_for_update().get(pk=scenario.pk)
@@ -48,12 +51,23 @@ def save_revision(scenario, *, manifests, config="", author, message="", base=No
                 raise StaleRevision(Scenario.objects.get(pk=scenario.pk).current_revision)
             revision = Revision.objects.create(
                 scenario=locked, number=current + 1, manifests=manifests,
-                config=config or "", author=author, message=message,
+                config=config or "", author=author, message=message, summary=summary,
             )
     except IntegrityError:
         raise StaleRevision(Scenario.objects.get(pk=scenario.pk).current_revision)
     scenario.current_revision = revision.number
+    _summarize_gated(revision)
     return revision
+
+
+def _summarize_gated(revision):
+    """The gated pods panel's rows, worked out while the engine has the text (kept in the summary)."""
+    from . import pod_updates
+
+    try:
+        pod_updates.gated_pods(revision)
+    except engine.ScenarioInvalid:  # (validated just before: not expected) the panel says why when opened
+        pass
 
 
 def restore_revision(scenario, old, *, author, base=None):

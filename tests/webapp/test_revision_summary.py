@@ -1,0 +1,100 @@
+"""What pages show of a scenario's text (node table, objects per kind) is worked out when a revision is saved
+and kept with it, so that a page opened in a web process that never read the text does not parse it again;
+lists of revisions and runs leave the texts and results out."""
+
+from unittest import mock
+
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from webapp.scenarios import documents, engine, services
+from webapp.scenarios.models import Revision, Run
+
+from .base import SMALL, TWO_PODS, BaseTestCase
+from .test_pod_updates_service import MULTI
+from .test_run_nodes_view import TWO_NODES
+
+
+def forget_every_text():
+    """As in a web process that has read no text yet."""
+    documents._memo.clear()
+    documents._latest = (None, None, False)
+
+
+def no_parsing(*args, **kwargs):
+    raise AssertionError("the page parsed the scenario's text")
+
+
+class RevisionSummaryTests(BaseTestCase):
+    def setUp(self):
+        self.client.force_login(self.viewer)
+
+    def test_a_saved_revision_keeps_its_node_table_and_object_counts(self):
+        scenario = services.create_scenario(team=self.team, name="two nodes", manifests=TWO_NODES, author=self.owner)
+        summary = scenario.head().summary
+        self.assertEqual([(n["name"], n["zone"], n["cpu"], n["unschedulable"]) for n in summary["nodes"]],
+                         [("node-a", "z1", "2", False), ("node-b", "z2", "4", True)])
+        self.assertEqual(summary["counts"], {"Node": 2, "Pod": 1})
+        services.save_revision(scenario, manifests=TWO_PODS, author=self.owner, message="two pods")
+        self.assertEqual(Revision.objects.get(scenario=scenario, number=2).summary["counts"], {"Node": 1, "Pod": 2})
+
+    def test_the_scenario_page_of_a_fresh_process_shows_the_nodes_without_parsing_the_text(self):
+        scenario = services.create_scenario(team=self.team, name="two nodes", manifests=TWO_NODES, author=self.owner)
+        forget_every_text()
+        with mock.patch.object(documents, "_parse", no_parsing):
+            r = self.client.get(f"/scenarios/{scenario.pk}/")
+        self.assertContains(r, "node-b")
+        self.assertContains(r, "z2")
+        self.assertContains(r, "cordoned")
+
+    def test_a_revision_saved_before_summaries_were_kept_gets_one_on_its_first_view(self):
+        scenario = services.create_scenario(team=self.team, name="old", manifests=TWO_NODES, author=self.owner)
+        Revision.objects.filter(scenario=scenario).update(summary=None)
+        forget_every_text()
+        self.assertContains(self.client.get(f"/scenarios/{scenario.pk}/"), "node-b")
+        stored = Revision.objects.get(scenario=scenario, number=1).summary
+        self.assertEqual([n["name"] for n in stored["nodes"]], ["node-a", "node-b"])
+        forget_every_text()
+        with mock.patch.object(documents, "_parse", no_parsing):
+            self.assertContains(self.client.get(f"/scenarios/{scenario.pk}/"), "node-b")
+
+    def test_the_gated_pods_panel_of_a_fresh_process_does_not_parse_the_text(self):
+        scenario = services.create_scenario(team=self.team, name="gated", manifests=MULTI, author=self.owner)
+        forget_every_text()
+        with mock.patch.object(documents, "_parse", no_parsing):
+            panel = self.client.get(f"/scenarios/{scenario.pk}/pods/", HTTP_HX_REQUEST="true").content.decode()
+        self.assertIn("db-0", panel)
+        self.assertIn("example.com/placement", panel)
+        self.assertIn("topology.kubernetes.io/zone In z1, z2", panel)
+        self.assertNotIn("web-1", panel)
+
+    def test_values_are_kept_as_the_page_prints_them(self):
+        text = TWO_NODES.replace('allocatable: {cpu: "4"', "allocatable: {cpu: 4").replace("pods: \"110\"}", "pods: 110}")
+        scenario = services.create_scenario(team=self.team, name="numbers", manifests=text, author=self.owner)
+        self.assertEqual([(n["cpu"], n["pods"]) for n in scenario.head().summary["nodes"]],
+                         [("2", "110"), ("4", "110")])
+
+    def test_a_draft_runs_page_lists_the_drafts_nodes_not_its_base_revisions(self):
+        scenario = services.create_scenario(team=self.team, name="zone away", manifests=TWO_NODES, author=self.owner)
+        run = Run.objects.create(scenario=scenario, revision=scenario.head(), manifests=SMALL, label="draft",
+                                 status="succeeded", result=engine.simulate(SMALL))
+        page = self.client.get(f"/runs/{run.pk}/").content.decode()
+        self.assertIn("node-a", page)
+        self.assertNotIn("node-b", page)
+
+    def test_lists_of_revisions_and_runs_leave_the_texts_and_results_out(self):
+        scenario = services.create_scenario(team=self.team, name="lists", manifests=TWO_NODES, author=self.owner)
+        services.save_revision(scenario, manifests=TWO_PODS, author=self.owner)
+        Run.objects.create(scenario=scenario, revision=scenario.head(), status="succeeded",
+                           result=engine.simulate(TWO_PODS))
+        for url in ["/scenarios/", f"/api/scenarios/{scenario.pk}/revisions/", f"/api/scenarios/{scenario.pk}/runs/"]:
+            with CaptureQueriesContext(connection) as queries:
+                self.assertEqual(self.client.get(url).status_code, 200)
+            heavy = [q["sql"] for q in queries.captured_queries
+                     if '"scenarios_revision"."manifests"' in q["sql"] or '"scenarios_run"."result"' in q["sql"]
+                     or '"scenarios_revision"."summary"' in q["sql"]]
+            self.assertEqual(heavy, [], url)
+        with CaptureQueriesContext(connection) as queries:
+            self.assertContains(self.client.get(f"/scenarios/{scenario.pk}/"), "node-a")
+        texts = [q["sql"] for q in queries.captured_queries if '"scenarios_revision"."manifests"' in q["sql"]]
+        self.assertEqual(len(texts), 1)  # the head revision's, for the page's text box
