@@ -12,6 +12,7 @@ import os
 import pickle
 import sys
 import tempfile
+import threading
 import time
 from collections import OrderedDict
 from pathlib import Path
@@ -259,9 +260,30 @@ def gated_pods(manifests, config=""):
     ]
 
 
+_METADATA = OrderedDict()  # key of a text -> its pod_metadata, for the METADATA_MAX latest
+METADATA_MAX = 4
+_METADATA_LOCK = threading.Lock()
+
+
 def pod_metadata(manifests, config=""):
     """{"ns/name": {labels, owner, priority, gates, node, spread}} of every pod in the manifests (for the
-    dashboard); spread: PodTopologySpread constrains it."""
+    dashboard; shared: not to be changed); spread: PodTopologySpread constrains it. Kept for the latest few
+    texts: a run's pages ask for it on every view, and a large text is not kept loaded (LOADED_MAX_BYTES)."""
+    key = hashlib.sha256(f"{len(manifests)}:{manifests}{config or ''}".encode()).digest()
+    with _METADATA_LOCK:
+        found = _METADATA.get(key)
+        if found is not None:
+            _METADATA.move_to_end(key)
+            return found
+    found = _pod_metadata(manifests, config)
+    with _METADATA_LOCK:
+        _METADATA[key] = found
+        while len(_METADATA) > METADATA_MAX:
+            _METADATA.popitem(last=False)
+    return found
+
+
+def _pod_metadata(manifests, config):
     out = {}
     scenario = load(manifests, config)
     spread = scheduler_core.api.spread_constrained_pods(scenario)
