@@ -104,22 +104,34 @@ def pending_statuses(result, step=None):
     return out
 
 
-def topology(result, key=ZONE_KEY, meta=None, step=None):
-    """Domains (columns) of `key` with their nodes and pod chips, a pending tray and a legend."""
+def topology(result, key=ZONE_KEY, meta=None, step=None, limit=None, keep=(), tray_limit=None):
+    """Domains (columns) of `key` with their nodes and pod chips, a pending tray and a legend. With `limit`, a
+    domain draws its first `limit` nodes, those in `keep` and those with nominated pods (the rest are counted);
+    with `tray_limit`, the tray holds at most that many pods, those attempted (or gated) first."""
     placed, pending = placements(result, step)
+    pending_total = len(pending)
     nominated_pods, nominated_nodes = nominations(result, step)
     domains = {}
     for node in result.get("nodes", []):
         value = (node.get("labels") or {}).get(key, NO_DOMAIN)
-        domains.setdefault(value, []).append({
+        domains.setdefault(value, []).append(node)
+    columns = []
+    for name, nodes in sorted(domains.items(), key=lambda kv: (kv[0] == NO_DOMAIN, kv[0])):
+        drawn = nodes if limit is None or len(nodes) <= limit else [
+            node for i, node in enumerate(nodes)
+            if i < limit or node["name"] in keep or node["name"] in nominated_nodes]
+        count = sum(len(placed.get(node["name"], ())) for node in nodes)
+        drawn = [{
             "name": node["name"], "cordoned": bool(node.get("unschedulable")),
             "tainted": bool(node.get("taints")), "nominated": nominated_nodes.get(node["name"], []),
             "chips": [chip(p, meta) for p in placed.get(node["name"], [])],
-        })
-    columns = [{"name": name, "nodes": nodes, "count": sum(len(n["chips"]) for n in nodes),
-                "missing": name == NO_DOMAIN}
-               for name, nodes in sorted(domains.items(), key=lambda kv: (kv[0] == NO_DOMAIN, kv[0]))]
+        } for node in drawn]
+        columns.append({"name": name, "nodes": drawn, "count": count, "missing": name == NO_DOMAIN,
+                        "hidden": len(nodes) - len(drawn),
+                        "hidden_pods": count - sum(len(n["chips"]) for n in drawn)})
     status = pending_statuses(result, step)
+    if tray_limit is not None and len(pending) > tray_limit:
+        pending = sorted(pending, key=lambda p: (status.get(p) or "Pending") == "Pending")[:tray_limit]
     tray = [dict(chip(p, meta, status=status.get(p) or "Pending"), nominated=nominated_pods.get(p, ""))
             for p in pending]
     legend = {}
@@ -130,7 +142,9 @@ def topology(result, key=ZONE_KEY, meta=None, step=None):
     for c in tray:
         legend[c["workload"]] = c["colour"]
     return {"key": key, "short_key": short_key(key), "step": step, "domains": columns, "pending": tray,
-            "legend": [{"workload": w, "colour": legend[w]} for w in sorted(legend)]}
+            "legend": [{"workload": w, "colour": legend[w]} for w in sorted(legend)],
+            "pending_total": pending_total,
+            "capped": any(column["hidden"] for column in columns) or len(tray) < pending_total}
 
 
 def explanations(result):

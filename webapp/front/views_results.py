@@ -14,6 +14,8 @@ from .sharing import share_context, shareable, shared_scenario_or_404
 from .views import get_scenario
 
 
+# drawn on the topology and timeline pages, unless ?all=1: nodes per domain, pods in the pending tray
+TOPOLOGY_NODES, TOPOLOGY_PENDING = 50, 200
 NODE_CARDS = 1000  # the Nodes view of a larger cluster shows this many, with a filter by name and "show all"
 
 
@@ -44,14 +46,23 @@ def int_param(request, name):
     return int(raw) if raw.isdigit() else None
 
 
-def topology_context(run, result, key, step, pod, explain=True):
+def all_nodes_url(request):
+    """This page's address with ?all=1 (its other parameters kept)."""
+    query = request.GET.copy()
+    query["all"] = "1"
+    return "?" + query.urlencode()
+
+
+def topology_context(run, result, key, step, pod, explain=True, show_all=False, keep=()):
     """The topology view; with ``explain``, the shown pod's spread constraints are
-    computed on demand when the run did not keep them."""
+    computed on demand when the run did not keep them. Unless ``show_all``, a domain draws at most
+    TOPOLOGY_NODES nodes (and those in ``keep`` or with nominated pods), the tray TOPOLOGY_PENDING pods."""
     meta = metadata(run)
     keys = results.topology_keys(result)
     if key not in keys:
         key = keys[0] if keys else results.ZONE_KEY
-    view = results.topology(result, key, meta=meta, step=step)
+    view = results.topology(result, key, meta=meta, step=step, limit=None if show_all else TOPOLOGY_NODES,
+                            keep=keep, tray_limit=None if show_all else TOPOLOGY_PENDING)
     pod = pod or results.default_spread_pod(result, meta)
     explaining, explain_error = False, ""
     if pod and explain:
@@ -68,7 +79,8 @@ def topology_context(run, result, key, step, pod, explain=True):
         "spreads": [results.spread_view(c, result) for c in constraints],
         "spread_pods": results.spread_candidates(result, meta),
         "spread_explaining": explaining, "spread_error": explain_error, "spread_not_evaluated": not_evaluated,
-        "nominated_pods": nominated_pods, "nominated_nodes": nominated_nodes,
+        "nominated_pods": nominated_pods, "nominated_nodes": nominated_nodes, "show_all": show_all,
+        "topology_nodes": TOPOLOGY_NODES, "topology_pending": TOPOLOGY_PENDING,
     }
 
 
@@ -77,7 +89,7 @@ def run_topology(request, run_id, token=None):
     run, scenario, result = finished_run(request, run_id, token)
     context = {"scenario": scenario, **share_context(token), **topology_context(
         run, result, request.GET.get("key", results.ZONE_KEY), int_param(request, "step"),
-        request.GET.get("pod") or None)}
+        request.GET.get("pod") or None, show_all=request.GET.get("all") == "1"), "all_url": all_nodes_url(request)}
     if request.htmx:
         return render(request, "front/run_topology.html#topology-panel", context)
     return render(request, "front/run_topology.html", context)
@@ -140,8 +152,12 @@ def run_timeline(request, run_id, token=None):
     tl = results.timeline(result, int_param(request, "step"))
     key = request.GET.get("key", results.ZONE_KEY)
     pod = (tl["cycle"] or {}).get("pod") or "/"
+    landed = (tl["cycle"] or {}).get("node")
     context = {"run": run, "scenario": scenario, "tl": tl, "tl_ns": pod.split("/", 1)[0], "tl_name": pod.split("/", 1)[1],
-               **share_context(token), **topology_context(run, result, key, tl["step"], None, explain=False)}
+               **share_context(token), **topology_context(run, result, key, tl["step"], None, explain=False,
+                                                          show_all=request.GET.get("all") == "1",
+                                                          keep={landed} if landed else ()),
+               "all_url": all_nodes_url(request)}
     if request.htmx:
         return render(request, "front/run_timeline.html#timeline-panel", context)
     return render(request, "front/run_timeline.html", context)
