@@ -5,7 +5,10 @@ from unittest import mock
 
 import pytest
 
-from webapp.scenarios import services, sweeps, tasks
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from webapp.scenarios import engine, services, sweeps, tasks
 from webapp.scenarios.models import Membership, Run, Sweep, Team
 
 from .base import BaseTestCase, make_user
@@ -35,6 +38,31 @@ class SweepTestCase(BaseTestCase):
         self.assertEqual(rows["maxSkew=1 minDomains=5"]["scheduled"], 3)
         self.assertIn(1, rows["maxSkew=4 minDomains=5"]["skew"].values())
         self.assertTrue(sweeps.finished(sweep))
+
+    def test_the_table_reads_each_cells_row_kept_by_the_worker_not_its_text_or_result(self):
+        sweep = self.start({"type": "skew", "workload": RS, "maxSkew": [1, 2], "minDomains": ["5"]})
+        for run in sweep.runs.all():
+            tasks.execute_run(run.pk)
+        kept = Run.objects.get(sweep=sweep, label="maxSkew=2 minDomains=5").summary
+        self.assertEqual((kept["scheduled"], kept["pending"]), (6, 4))
+        with CaptureQueriesContext(connection) as queries, \
+                mock.patch.object(engine, "pod_metadata", side_effect=AssertionError("read a cell's text")):
+            rows = {row["label"]: row for row in sweeps.table(sweep)}
+        self.assertEqual((rows["maxSkew=2 minDomains=5"]["scheduled"], rows["maxSkew=2 minDomains=5"]["pending"]), (6, 4))
+        self.assertEqual(rows["maxSkew=2 minDomains=5"]["skew"], kept["skew"])
+        heavy = [q["sql"] for q in queries.captured_queries
+                 if '"scenarios_run"."result"' in q["sql"] or '"scenarios_run"."manifests"' in q["sql"]]
+        self.assertEqual(heavy, [])
+
+    def test_a_cell_run_before_rows_were_kept_gets_its_row_on_the_first_view(self):
+        sweep = self.start({"type": "skew", "workload": RS, "maxSkew": [2], "minDomains": ["5"]})
+        run = sweep.runs.get()
+        tasks.execute_run(run.pk)
+        kept = Run.objects.get(pk=run.pk).summary
+        Run.objects.filter(pk=run.pk).update(summary=None)
+        row = sweeps.table(sweep)[0]
+        self.assertEqual((row["scheduled"], row["pending"], row["skew"]), (kept["scheduled"], kept["pending"], kept["skew"]))
+        self.assertEqual(Run.objects.get(pk=run.pk).summary, kept)
 
     def test_a_zone_sweep_removes_each_zone_in_turn(self):
         sweep = self.start({"type": "zones"})

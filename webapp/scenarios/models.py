@@ -149,6 +149,8 @@ class Run(models.Model):
     params = models.JSONField(default=dict, blank=True)  # {"seed": int, "options": {...}}
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     result = models.JSONField(null=True, blank=True)  # whatever the engine returned
+    # A sweep cell's row (pods scheduled and pending, max skew per constraint), worked out once it succeeded
+    summary = models.JSONField(null=True, blank=True, editable=False)
     error = models.TextField(blank=True, default="")
     attempts = models.PositiveIntegerField(default=0)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, related_name="+")

@@ -105,24 +105,35 @@ def start(scenario, revision, spec, user):
 def table(sweep):
     """One row per cell: its run, counts and the max skew observed per constraint."""
     rows = []
-    for run in sweep.runs.order_by("id"):
+    for run in sweep.runs.defer("result", "manifests").order_by("id"):
         row = {"run": run, "label": run.label, "variant": run.variant, "status": run.status,
                "scheduled": None, "pending": None, "skew": {}, "error": run.error}
-        if run.status == Run.Status.SUCCEEDED and run.result:
-            c = compare.counts(run.result)
-            row.update(scheduled=c["scheduled"], pending=c["pending"],
-                       skew=compare.max_skew(run.result, pod_labels(run.manifests)))
+        if run.status == Run.Status.SUCCEEDED:
+            found = run.summary
+            if found is None and run.result:  # a cell run before rows were kept with it
+                found = cell_summary(run, run.result)
+                Run.objects.filter(pk=run.pk, summary__isnull=True).update(summary=found)
+            if found is not None:
+                row.update(scheduled=found["scheduled"], pending=found["pending"], skew=found["skew"])
         rows.append(row)
     return rows
 
 
-def pod_labels(manifests):
+def cell_summary(run, result):
+    """A sweep cell's row from its result: {"scheduled", "pending", "skew": {constraint: max skew}}. The worker
+    keeps it with the run, so that the sweep page (polled while the sweep runs) reads neither the cells'
+    texts nor their results."""
+    c = compare.counts(result)
+    return {"scheduled": c["scheduled"], "pending": c["pending"],
+            "skew": compare.max_skew(result, pod_labels(*run.scenario_text()))}
+
+
+def pod_labels(manifests, config=""):
+    """{"ns/name": labels} of the pods as the engine read them ({} if the text no longer loads)."""
     try:
-        objects, _ = edits.parse(manifests, read_only=True)
-    except edits.EditError:
+        return {key: meta["labels"] for key, meta in engine.pod_metadata(manifests, config).items()}
+    except engine.ScenarioInvalid:
         return {}
-    return {f"{edits.ns_of(p)}/{edits.meta(p).get('name')}": edits.meta(p).get("labels") or {}
-            for p in edits.pods(objects)}
 
 
 def finished(sweep):

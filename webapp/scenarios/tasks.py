@@ -10,7 +10,7 @@ from django.db.models import F
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 
-from . import engine
+from . import engine, sweeps
 from .models import PodExplanation, Run
 
 log = logging.getLogger(__name__)
@@ -48,10 +48,13 @@ def execute_run(self, run_id):
     started = time.perf_counter()
     run = Run.objects.select_related("revision").get(pk=run_id)
     status, result, error = compute(run)
+    summary = None
+    if run.sweep_id and status == Run.Status.SUCCEEDED:
+        summary = sweeps.cell_summary(run, result)
     computed = time.perf_counter()
     # One write for status, result and error; only if the sweep hasn't reaped the run meanwhile.
     Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(
-        status=status, result=result, error=error, finished_at=timezone.now()
+        status=status, result=result, error=error, summary=summary, finished_at=timezone.now()
     )
     log.info("run %s: %s; engine %.0f ms, stored in %.0f ms", run_id, status,
              (computed - started) * 1000, (time.perf_counter() - computed) * 1000)
