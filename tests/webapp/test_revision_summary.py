@@ -11,6 +11,7 @@ from webapp.scenarios import documents, engine, services
 from webapp.scenarios.models import Revision, Run
 
 from .base import SMALL, TWO_PODS, BaseTestCase
+from .test_compare import MIN_DOMAINS, RS
 from .test_pod_updates_service import MULTI
 from .test_run_nodes_view import TWO_NODES
 
@@ -67,6 +68,15 @@ class RevisionSummaryTests(BaseTestCase):
         self.assertIn("example.com/placement", panel)
         self.assertIn("topology.kubernetes.io/zone In z1, z2", panel)
         self.assertNotIn("web-1", panel)
+
+    def test_the_sweep_form_of_a_fresh_process_does_not_parse_the_text(self):
+        scenario = services.create_scenario(team=self.team, name="md", manifests=MIN_DOMAINS, author=self.owner)
+        forget_every_text()
+        self.client.force_login(self.editor)  # (the form is an editor's)
+        with mock.patch.object(documents, "_parse", no_parsing):
+            page = self.client.get(f"/scenarios/{scenario.pk}/sweeps/").content.decode()
+        self.assertIn(f"<option>{RS}</option>", page)
+        self.assertIn("3 zones: eu-west-1a, eu-west-1b, eu-west-1c", page)
 
     def test_values_are_kept_as_the_page_prints_them(self):
         text = TWO_NODES.replace('allocatable: {cpu: "4"', "allocatable: {cpu: 4").replace("pods: \"110\"}", "pods: 110}")

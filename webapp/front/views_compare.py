@@ -44,7 +44,8 @@ def compare_runs(request, pk):
     context = {
         "scenario": scenario, "a": a, "b": b, "diff": diff, "key": key, "waiting": waiting,
         "errors": [e for e in (err_a, err_b) if e],
-        "choices": scenario.runs.defer("result").select_related("revision")[:50],
+        "choices": scenario.runs.select_related("revision").defer(
+            "result", "manifests", "summary", "revision__manifests", "revision__summary")[:50],
         "numbers": scenario.revisions.values_list("number", flat=True),
         "a_value": request.GET.get("a", ""), "b_value": request.GET.get("b", ""),
     }

@@ -14,7 +14,7 @@ Role = Membership.Role
 
 def form_context(scenario, **extra):
     head = scenario.head()
-    return {"scenario": scenario, "head": head, "outline": edits.outline(head.manifests),
+    return {"scenario": scenario, "head": head, "outline": sweeps.form_outline(head),
             "sweeps": scenario.sweeps.all()[:20], "max_cells": sweeps.MAX_CELLS, **extra}
 
 

@@ -503,9 +503,12 @@ def apply_edits(text, edits, config=""):
 
 # --- what can be edited --------------------------------------------------------------------
 
-def outline(text):
+def outline(text, keep=True):
     """What the quick-edit forms offer: workloads with their spread constraints, pods, nodes, zones,
-    PriorityClasses and the topology keys on nodes (shared between pages: not to be changed)."""
+    PriorityClasses and the topology keys on nodes (shared between pages: not to be changed). `keep` False:
+    not remembered for later pages (a caller that keeps what it needs of it)."""
+    if not keep:
+        return _outline(text)
     return documents.memo("outline", text, lambda: _outline(text))
 
 

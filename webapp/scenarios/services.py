@@ -24,7 +24,7 @@ def create_scenario(*, team, name, manifests, config="", author, message=""):
             scenario=scenario, number=1, manifests=manifests, config=config or "",
             author=author, message=message or "Created", summary=summary,
         )
-    _summarize_gated(scenario.head())
+    _summarize_more(scenario.head())
     return scenario
 
 
@@ -56,18 +56,20 @@ def save_revision(scenario, *, manifests, config="", author, message="", base=No
     except IntegrityError:
         raise StaleRevision(Scenario.objects.get(pk=scenario.pk).current_revision)
     scenario.current_revision = revision.number
-    _summarize_gated(revision)
+    _summarize_more(revision)
     return revision
 
 
-def _summarize_gated(revision):
-    """The gated pods panel's rows, worked out while the engine has the text (kept in the summary)."""
-    from . import pod_updates
+def _summarize_more(revision):
+    """The gated pods panel's rows and the sweep form's choices, worked out while this process has the text
+    (kept in the revision's summary)."""
+    from . import pod_updates, sweeps
 
     try:
         pod_updates.gated_pods(revision)
     except engine.ScenarioInvalid:  # (validated just before: not expected) the panel says why when opened
         pass
+    sweeps.form_outline(revision)
 
 
 def restore_revision(scenario, old, *, author, base=None):

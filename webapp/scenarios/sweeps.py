@@ -2,7 +2,7 @@
 
 from django.db import transaction
 
-from . import compare, edits, engine
+from . import compare, edits, engine, manifests
 from .models import Run, Sweep
 
 MAX_CELLS = 48
@@ -100,6 +100,18 @@ def start(scenario, revision, spec, user):
                 for label, variant, text in planned]
         transaction.on_commit(lambda: [enqueue(r.pk) for r in runs])
     return sweep
+
+
+def form_outline(revision):
+    """What the sweep form offers for a revision: its workloads (with whether they have spread constraints)
+    and zones; kept in the revision's summary once worked out, so that the page does not parse a large text."""
+    found = (revision.summary or {}).get("sweep_outline")
+    if found is None:
+        outline = edits.outline(revision.manifests, keep=False)
+        found = {"workloads": [{"ref": w["ref"], "constraints": bool(w["constraints"])} for w in outline["workloads"]],
+                 "zones": list(outline["zones"])}
+        manifests.remember(revision, "sweep_outline", found)
+    return found
 
 
 def table(sweep):
