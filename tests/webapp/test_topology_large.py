@@ -83,3 +83,11 @@ class TopologyCapTests(BaseTestCase):
             timeline = self.client.get(f"/runs/{self.spread.pk}/timeline/")
         self.assertEqual(drawn(again), drawn(first))
         self.assertContains(timeline, "ReplicaSet/")  # chips still name their workloads
+
+    def test_the_legend_names_the_workloads_on_nodes_not_drawn(self):
+        with mock.patch.object(views_results, "TOPOLOGY_NODES", 0):
+            page = self.client.get(f"/runs/{self.preemption.pk}/topology/").content.decode()
+        self.assertEqual(drawn(page), [])
+        legend = page.split('aria-label="Workloads"', 1)[1].split("</ul>", 1)[0]
+        self.assertEqual(re.findall(r"</span>([^<]+)</li>", legend),
+                         ["ReplicaSet/batch-4f6c8d7b9", "ReplicaSet/checkout-3c5e7a9b2", "ReplicaSet/report-8e2a4c6d1"])

@@ -109,7 +109,7 @@ def topology(result, key=ZONE_KEY, meta=None, step=None, limit=None, keep=(), tr
     domain draws its first `limit` nodes, those in `keep` and those with nominated pods (the rest are counted);
     with `tray_limit`, the tray holds at most that many pods, those attempted (or gated) first."""
     placed, pending = placements(result, step)
-    pending_total = len(pending)
+    pending_total, all_pending = len(pending), pending
     nominated_pods, nominated_nodes = nominations(result, step)
     domains = {}
     for node in result.get("nodes", []):
@@ -134,13 +134,10 @@ def topology(result, key=ZONE_KEY, meta=None, step=None, limit=None, keep=(), tr
         pending = sorted(pending, key=lambda p: (status.get(p) or "Pending") == "Pending")[:tray_limit]
     tray = [dict(chip(p, meta, status=status.get(p) or "Pending"), nominated=nominated_pods.get(p, ""))
             for p in pending]
-    legend = {}
-    for column in columns:
-        for node in column["nodes"]:
-            for c in node["chips"]:
-                legend[c["workload"]] = c["colour"]
-    for c in tray:
-        legend[c["workload"]] = c["colour"]
+    # every workload of the cluster, those on nodes or in the tray not drawn included
+    workloads = {workload_of(p, meta) for pods in placed.values() for p in pods}
+    workloads.update(workload_of(p, meta) for p in all_pending)
+    legend = {w: colour(w) for w in workloads}
     return {"key": key, "short_key": short_key(key), "step": step, "domains": columns, "pending": tray,
             "legend": [{"workload": w, "colour": legend[w]} for w in sorted(legend)],
             "pending_total": pending_total,
