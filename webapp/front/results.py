@@ -117,7 +117,7 @@ def topology(result, key=ZONE_KEY, meta=None, step=None, limit=None, keep=(), tr
         domains.setdefault(value, []).append(node)
     columns = []
     for name, nodes in sorted(domains.items(), key=lambda kv: (kv[0] == NO_DOMAIN, kv[0])):
-        drawn = nodes if limit is None or len(nodes) <= limit else [
+        shown = nodes if limit is None or len(nodes) <= limit else [
             node for i, node in enumerate(nodes)
             if i < limit or node["name"] in keep or node["name"] in nominated_nodes]
         count = sum(len(placed.get(node["name"], ())) for node in nodes)
@@ -125,7 +125,7 @@ def topology(result, key=ZONE_KEY, meta=None, step=None, limit=None, keep=(), tr
             "name": node["name"], "cordoned": bool(node.get("unschedulable")),
             "tainted": bool(node.get("taints")), "nominated": nominated_nodes.get(node["name"], []),
             "chips": [chip(p, meta) for p in placed.get(node["name"], [])],
-        } for node in drawn]
+        } for node in shown]
         columns.append({"name": name, "nodes": drawn, "count": count, "missing": name == NO_DOMAIN,
                         "hidden": len(nodes) - len(drawn),
                         "hidden_pods": count - sum(len(n["chips"]) for n in drawn)})

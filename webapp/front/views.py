@@ -76,6 +76,7 @@ def show_warnings(request, form):
 def detail_context(request, scenario, form=None, stale=None):
     head = scenario.head()
     shown = limits.in_browser(head.manifests)
+    found = summary.of_revision(head)
     if form is None:  # (a text too large for the page is replaced by uploading a file)
         form = RevisionForm(initial={"manifests": head.manifests if shown["editable"] else "",
                                      "config": head.config, "base_revision": head.number})
@@ -90,8 +91,8 @@ def detail_context(request, scenario, form=None, stale=None):
         "revisions": scenario.revisions.select_related("author").defer(*REVISION_TEXT)[:50],
         "runs": scenario.runs.select_related("revision", "created_by").defer(*RUN_TEXT)[:10],
         "share_links": scenario.share_links.filter(revoked_at__isnull=True),
-        **node_rows(request, summary.of_revision(head)),
-        "kinds": dict(summary.of_revision(head)["counts"]),
+        **node_rows(request, found),
+        "kinds": dict(found["counts"]),
         "shown": shown,
     }
 

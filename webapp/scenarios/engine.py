@@ -44,11 +44,16 @@ LOADED_MAX = 8  # scenarios kept per process
 LOADED_MAX_BYTES = 8_000_000  # texts larger than this are not kept
 
 
+def _text_key(manifests, config):
+    """What names a scenario text (and its configuration) in the caches below."""
+    return hashlib.sha256(f"{len(manifests)}:{manifests}{config or ''}".encode()).digest()
+
+
 def load(manifests, config="", keep=True):
     """Parse and check a scenario with the engine (once per text and process, and once per
     text on this machine while the disk cache keeps it); raises ScenarioInvalid. ``keep``
     False: a text being typed, not worth a file in the disk cache."""
-    key = hashlib.sha256(f"{len(manifests)}:{manifests}{config or ''}".encode()).digest()
+    key = _text_key(manifests, config)
     if len(manifests) + len(config or "") > LOADED_MAX_BYTES:
         return _load_through_disk(key, manifests, config, keep)
     found = _LOADED.get(key)
@@ -260,7 +265,9 @@ def gated_pods(manifests, config=""):
     ]
 
 
-_METADATA = OrderedDict()  # key of a text -> its pod_metadata, for the METADATA_MAX latest
+# key of a text -> its pod_metadata, for the METADATA_MAX latest: an LRU of its own rather than
+# documents.memo (32 texts), as a 5,000-node text's metadata is tens of MB
+_METADATA = OrderedDict()
 METADATA_MAX = 4
 _METADATA_LOCK = threading.Lock()
 
@@ -269,7 +276,7 @@ def pod_metadata(manifests, config=""):
     """{"ns/name": {labels, owner, priority, gates, node, spread}} of every pod in the manifests (for the
     dashboard; shared: not to be changed); spread: PodTopologySpread constrains it. Kept for the latest few
     texts: a run's pages ask for it on every view, and a large text is not kept loaded (LOADED_MAX_BYTES)."""
-    key = hashlib.sha256(f"{len(manifests)}:{manifests}{config or ''}".encode()).digest()
+    key = _text_key(manifests, config)
     with _METADATA_LOCK:
         found = _METADATA.get(key)
         if found is not None:
