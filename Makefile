@@ -5,22 +5,47 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 
 # make test uses this machine's PostgreSQL and Redis (started below when they are down).
+WHATIF_DEPS ?= locked
 TEST_ENV := DATABASE_URL=postgres://postgres@127.0.0.1:5432/whatif \
 	REDIS_URL=redis://127.0.0.1:6379/0 \
-	FAST_PASSWORD_HASHER=true
+	FAST_PASSWORD_HASHER=true WHATIF_DEPS=$(WHATIF_DEPS)
 
-.PHONY: run test test-deps services bench bench-quick
+# Installs are reproducible: exact versions with hashes from the lock files in requirements/
+# (app.txt for the app, dev.txt adds what tests need); `make lock` refreshes them.
+LOCK_APP := requirements/app.txt
+LOCK_DEV := requirements/dev.txt
+UV_VERSION := 0.13.9
+# pip prints a warning per file:// index of this machine's pip.conf that is not a directory index.
+QUIET_PIP := { grep -v "is ignored: it is neither" || true; }
+
+.PHONY: run test test-latest pytest test-deps services bench bench-quick lock
 
 $(PY):
 	python3 -m venv $(VENV)
 
-$(VENV)/.installed: pyproject.toml | $(PY)
-	$(PY) -m pip install -q -e . 2>&1 | { grep -v "is ignored: it is neither" || true; }
+# --no-deps: the lock holds every dependency, so nothing outside it is installed; the project
+# itself goes in last, built with the locked setuptools (no build isolation, nothing unpinned).
+$(VENV)/.installed: pyproject.toml $(LOCK_APP) | $(PY)
+	$(PY) -m pip install -q --require-hashes --no-deps -r $(LOCK_APP) 2>&1 | $(QUIET_PIP)
+	$(PY) -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | $(QUIET_PIP)
+	$(PY) -m pip check
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(PY)
-	$(PY) -m pip install -q -e ".[dev]" 2>&1 | { grep -v "is ignored: it is neither" || true; }
+$(VENV)/.installed-dev: pyproject.toml $(LOCK_DEV) | $(PY)
+	$(PY) -m pip install -q --require-hashes --no-deps -r $(LOCK_DEV) 2>&1 | $(QUIET_PIP)
+	$(PY) -m pip install -q --no-deps --no-build-isolation -e . 2>&1 | $(QUIET_PIP)
+	$(PY) -m pip check
 	touch $(VENV)/.installed $@
+
+# Re-resolve both lock files from pyproject.toml (newest versions its bounds allow), with hashes
+# for every platform. Run it, then `make test`, and commit requirements/ with the result.
+lock: | $(PY)
+	$(PY) -m pip install -q "uv==$(UV_VERSION)" 2>&1 | $(QUIET_PIP)
+	$(VENV)/bin/uv pip compile pyproject.toml requirements/build.in --universal --python-version 3.11 \
+		--generate-hashes --upgrade --custom-compile-command "make lock" -o $(LOCK_APP)
+	$(VENV)/bin/uv pip compile pyproject.toml requirements/build.in --extra dev --universal \
+		--python-version 3.11 --generate-hashes --upgrade --custom-compile-command "make lock" \
+		-c $(LOCK_APP) -o $(LOCK_DEV)
 
 run: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput -v 0
@@ -64,6 +89,19 @@ services:
 		|| createdb -h 127.0.0.1 -U postgres whatif
 
 test: test-deps $(VENV)/.installed-dev services
+	@$(MAKE) --no-print-directory pytest
+
+# The whole suite against the newest versions pyproject.toml allows (not the lock), in a venv of
+# its own: run it on a schedule (docs/dependencies.md) so an upstream change is found on purpose.
+test-latest: test-deps services
+	rm -rf .venv-latest && python3 -m venv .venv-latest
+	.venv-latest/bin/pip install -q --upgrade pip setuptools wheel 2>&1 | $(QUIET_PIP)
+	.venv-latest/bin/pip install -q --upgrade --upgrade-strategy eager -e ".[dev]" 2>&1 | $(QUIET_PIP)
+	mkdir -p test-artifacts && .venv-latest/bin/pip freeze --exclude-editable > test-artifacts/latest-versions.txt
+	@$(MAKE) --no-print-directory pytest PY=.venv-latest/bin/python WHATIF_DEPS=latest
+
+# Checks and the suite with the interpreter in PY (the locked .venv unless told otherwise).
+pytest:
 	$(TEST_ENV) $(PY) manage.py check --fail-level WARNING
 	$(TEST_ENV) $(PY) manage.py makemigrations --check --dry-run
 	mkdir -p test-artifacts
