@@ -145,7 +145,7 @@ def scenario_save(request, pk):
 @require_POST
 def scenario_delete(request, pk):
     scenario = get_scenario(request, pk, Role.OWNER)
-    services.delete_scenario(scenario)
+    services.delete_scenario(scenario, by=request.user)
     messages.success(request, f"Scenario “{scenario.name}” deleted.")
     return redirect("scenario-list")
 
@@ -290,7 +290,7 @@ def shared_run(request, token, run_id):
 @require_POST
 def share_link_create(request, pk):
     scenario = get_scenario(request, pk, Role.OWNER)
-    link, token = ShareLink.create(scenario, request.user)
+    link, token = services.create_share_link(scenario, request.user)
     url = request.build_absolute_uri(f"/s/{token}/")
     messages.success(request, f"Read-only link (shown once, copy it now): {url}")
     return redirect("scenario-detail", pk=scenario.pk)
@@ -301,7 +301,7 @@ def share_link_create(request, pk):
 def share_link_revoke(request, pk, link_id):
     scenario = get_scenario(request, pk, Role.OWNER)
     link = get_object_or_404(ShareLink, scenario=scenario, pk=link_id)
-    ShareLink.objects.filter(pk=link.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    services.revoke_share_link(link, request.user)
     messages.success(request, "Share link revoked.")
     return redirect("scenario-detail", pk=scenario.pk)
 
