@@ -121,7 +121,7 @@ class TeamViewSet(viewsets.GenericViewSet):
         if mine is None or Membership.RANK[mine] < Membership.RANK[role]:
             raise exceptions.PermissionDenied(f"You need the {role} role in team {team.name} to do this.")
 
-    def detail(self, team, code=status.HTTP_200_OK):
+    def team_response(self, team, code=status.HTTP_200_OK):
         return Response(TeamDetailSerializer(team, context=self.get_serializer_context()).data, status=code)
 
     @extend_schema(responses={200: TeamDetailSerializer(many=True), 401: Detail, 403: Detail})
@@ -137,11 +137,11 @@ class TeamViewSet(viewsets.GenericViewSet):
             team = teams.create_team(data.validated_data["name"], request.user)
         except teams.TeamError as e:
             raise team_error(e)
-        return self.detail(team, status.HTTP_201_CREATED)
+        return self.team_response(team, status.HTTP_201_CREATED)
 
     @extend_schema(responses={200: TeamDetailSerializer, **DENIED})
     def retrieve(self, request, pk=None):
-        return self.detail(self.get_object())
+        return self.team_response(self.get_object())
 
     @extend_schema(methods=["GET"], responses={200: MemberSerializer(many=True), **DENIED})
     @extend_schema(methods=["POST"], request=MemberAddSerializer,
@@ -204,7 +204,7 @@ class TeamViewSet(viewsets.GenericViewSet):
             teams.transfer_ownership(team, data.validated_data["username"], by=request.user)
         except teams.TeamError as e:
             raise team_error(e)
-        return self.detail(team)
+        return self.team_response(team)
 
     @extend_schema(responses={200: ActivitySerializer(many=True), **DENIED})
     @action(detail=True, methods=["get"], url_path="activity", url_name="activity")
