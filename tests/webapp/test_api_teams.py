@@ -89,3 +89,8 @@ class TeamApiTestCase(BaseTestCase):
         Team.objects.create(name="zzz")
         r = self.api(self.editor).get("/api/teams/")
         self.assertEqual([(t["name"], t["role"]) for t in r.json()["results"]], [("platform", "editor")])
+
+    def test_it_lists_members_by_username(self):
+        r = self.api(self.viewer).get(f"{self.t}/members/")
+        self.assertEqual(r.json()["results"], [{"username": "ed", "role": "editor"}, {"username": "olga", "role": "owner"},
+                                               {"username": "vic", "role": "viewer"}])

@@ -17,6 +17,7 @@ class ForkTestCase(BaseTestCase):
     def test_it_copies_the_current_revision_into_my_team(self):
         r = self.api(self.viewer).post(self.url("fork/"), {"team": "vics-lab"}, format="json")
         self.assertEqual(r.status_code, 201, r.content)
+        self.assertEqual((r.json()["forked_from"], r.json()["forked_from_revision"]), (self.scenario.pk, 2))
         copy = Scenario.objects.get(pk=r.json()["id"])
         self.assertEqual((copy.team, copy.name, copy.current_revision), (self.mine, "Small cluster (fork)", 1))
         self.assertEqual((copy.forked_from, copy.forked_from_revision), (self.scenario, 2))

@@ -33,3 +33,9 @@ class ScenarioListChangesTestCase(BaseTestCase):
         self.client.get(f"/scenarios/{self.scenario.pk}/")
         services.save_revision(self.scenario, manifests=TWO_PODS, author=self.editor)
         self.assertEqual(self.changes(), {"seen": True, "changes": [], "by": []})
+
+    def test_it_counts_from_creation_for_the_scenarios_author(self):
+        self.client.force_login(self.owner)
+        self.assertEqual(self.changes(), {"seen": True, "changes": [], "by": []})
+        services.queue_run(self.scenario, self.scenario.head(), user=self.viewer)
+        self.assertEqual(self.changes(), {"seen": True, "changes": ["1 run"], "by": ["vic"]})

@@ -150,8 +150,8 @@ class TeamViewSet(viewsets.GenericViewSet):
     def members(self, request, pk=None):
         team = self.get_object()
         if request.method == "GET":
-            rows = team.memberships.select_related("user").order_by("user__username")
-            return Response(MemberSerializer(rows, many=True).data)
+            page = self.paginate_queryset(team.memberships.select_related("user").order_by("user__username"))
+            return self.get_paginated_response(MemberSerializer(page, many=True).data)
         self.require(team, Role.OWNER)
         data = MemberAddSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -214,6 +214,14 @@ class TeamViewSet(viewsets.GenericViewSet):
         return self.get_paginated_response(ActivitySerializer(page, many=True).data)
 
 
+class ForkSerializerOut(ScenarioDetailSerializer):
+    forked_from = serializers.IntegerField(source="forked_from_id", read_only=True, help_text="The source scenario's id")
+    forked_from_revision = serializers.IntegerField(read_only=True, help_text="The source's revision copied")
+
+    class Meta(ScenarioDetailSerializer.Meta):
+        fields = ScenarioDetailSerializer.Meta.fields + ["forked_from", "forked_from_revision"]
+
+
 class ScenarioMixin:
     def get_scenario(self, pk):
         return get_object_or_404(Scenario.objects.visible_to(self.request.user).select_related("team"), pk=pk)
@@ -237,14 +245,14 @@ class ScenarioForkView(ScenarioMixin, GenericAPIView):
     queryset = Scenario.objects.none()
     serializer_class = ForkSerializer
 
-    @extend_schema(request=ForkSerializer, responses={201: ScenarioDetailSerializer, 400: FieldErrors, **DENIED})
+    @extend_schema(request=ForkSerializer, responses={201: ForkSerializerOut, 400: FieldErrors, **DENIED})
     def post(self, request, pk):
         source = self.get_scenario(pk)
         data = self.get_serializer(data=request.data)
         data.is_valid(raise_exception=True)
         name = data.validated_data.get("name") or f"{source.name} (fork)"
         copy = teams.fork_scenario(source, team=data.validated_data["team"], name=name[:200], author=request.user)
-        body = ScenarioDetailSerializer(copy, context=self.get_serializer_context()).data
+        body = ForkSerializerOut(copy, context=self.get_serializer_context()).data
         return Response(body, status=status.HTTP_201_CREATED, headers={"Location": body["url"]})
 
 

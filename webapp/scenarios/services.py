@@ -28,6 +28,8 @@ def create_scenario(*, team, name, manifests, config="", author, message="", rec
     _summarize_more(scenario.head())
     if record:
         activity.record(author, Verb.SCENARIO_CREATED, scenario=scenario, object=name, revision=1)
+    if author is not None:  # its author has seen it: the scenario list counts changes from here
+        activity.mark_seen(author, scenario)
     return scenario
 
 

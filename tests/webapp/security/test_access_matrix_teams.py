@@ -6,6 +6,8 @@ member of the team: viewers may read a team's members and activity, fork into a 
 their own, and leave.
 """
 
+from webapp.scenarios.models import Team
+
 from . import test_access_matrix as matrix
 
 
@@ -75,3 +77,14 @@ class TeamAccessMatrixTestCase(matrix.AccessMatrixTestCase):
                 self.assertEqual(api.get(url).status_code, 404, f"{role} {url}")
             self.client.force_login(getattr(self, role))
             self.assertEqual(self.client.get(f"/teams/{other}/").status_code, 404)
+
+    def test_it_asks_anonymous_users_to_log_in_for_team_lists(self):
+        from rest_framework.test import APIClient
+
+        anon = APIClient()
+        self.assertIn(anon.get("/api/teams/").status_code, (401, 403))
+        self.assertIn(anon.post("/api/teams/", {"name": "x"}, format="json").status_code, (401, 403))
+        for method in ("get", "post"):
+            r = getattr(self.client, method)("/teams/", {"name": "x"} if method == "post" else None)
+            self.assertEqual((r.status_code, r["Location"][:7]), (302, "/login/"))
+        self.assertFalse(Team.objects.filter(name="x").exists())
