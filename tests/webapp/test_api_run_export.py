@@ -1,7 +1,7 @@
 """/api/runs/{id}/export.json and export.csv: per pod, outcome, node, nominated node, message."""
 
 from webapp.scenarios import engine
-from webapp.scenarios.models import Run
+from webapp.scenarios.models import Run, ShareLink
 
 from .base import BaseTestCase
 
@@ -58,3 +58,12 @@ class RunExportTestCase(BaseTestCase):
             r = self.api(self.viewer).get(f"/api/runs/{queued.pk}/export.{suffix}")
             self.assertEqual(r.status_code, 404)
             self.assertEqual(r.json(), {"detail": f"Run {queued.pk} has no result yet (status queued)."})
+
+    def test_it_links_the_exports_from_the_run_page_for_members_only(self):
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{self.run.pk}/")
+        self.assertContains(r, f'<a href="/api/runs/{self.run.pk}/export.csv" download>CSV</a>', html=True)
+        # the session opens the API for a member
+        self.assertEqual(self.client.get(f"/api/runs/{self.run.pk}/export.csv").status_code, 200)
+        _, token = ShareLink.create(self.scenario, self.owner)
+        self.assertNotContains(self.client.get(f"/s/{token}/runs/{self.run.pk}/"), "export.csv")
