@@ -71,6 +71,8 @@ class TeamAccessMatrixTestCase(matrix.AccessMatrixTestCase):
     def test_it_keeps_an_outsiders_own_team_to_them(self):
         # The outsider owns "elsewhere": team members of "platform" get 404 there, as outsiders do here.
         other = self.other_team.pk
+        theirs = self.api(self.outsider).get(f"/api/teams/{other}/members/")
+        self.assertEqual(theirs.json()["results"], [{"username": "mallory", "role": "owner"}])
         for role in ("viewer", "editor", "owner"):
             api = self.api(getattr(self, role))
             for url in (f"/api/teams/{other}/", f"/api/teams/{other}/members/", f"/api/teams/{other}/activity/"):
