@@ -273,6 +273,9 @@ def cmd_check(args):
         raise ClientError(f"no pod has a topology spread constraint on {', '.join(unknown)}"
                           + (f"; keys in use: {', '.join(sorted(known))}" if known else ""))
     summary = report.summarize(result, args.spread)
+    if args.spread and summary["pending"] and not result.get("explanations"):
+        raise ClientError("the result explains no pending pod (the server runs with RUN_DETAIL=none), "
+                          "so --spread cannot be checked; use --local, or ask for RUN_DETAIL=failed")
     passed, reasons = report.verdict(summary, args.allow_pending)
     if args.junit:
         try:

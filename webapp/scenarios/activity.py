@@ -1,5 +1,6 @@
 """One helper writes the activity rows; the services call it where each action happens."""
 
+from django.db.models import Count, Min, OuterRef, Subquery
 from django.utils import timezone
 
 from .models import Activity, ScenarioVisit
@@ -46,20 +47,16 @@ def changes_since_seen(user, scenarios):
     """{scenario id: {"seen": bool, "changes": ["2 revisions", "1 run"], "by": ["ed"]}}: what others did
     in each scenario since `user` last opened it (nothing listed for a scenario never opened)."""
     ids = [s.pk for s in scenarios]
-    seen = dict(ScenarioVisit.objects.filter(user=user, scenario_id__in=ids).values_list("scenario_id", "seen_at"))
+    seen = set(ScenarioVisit.objects.filter(user=user, scenario_id__in=ids).values_list("scenario_id", flat=True))
     out = {pk: {"seen": pk in seen, "changes": [], "by": []} for pk in ids}
-    rows = (Activity.objects.filter(scenario_id__in=list(seen)).exclude(actor=user)
-            .values_list("scenario_id", "verb", "created_at", "actor__username").order_by("created_at"))
-    counts = {}
-    for pk, verb, at, who in rows:
-        if at <= seen[pk] or verb not in CHANGE_NOUNS:
-            continue
-        counts.setdefault(pk, {}).setdefault(verb, 0)
-        counts[pk][verb] += 1
-        by = out[pk]["by"]
-        if (who or "someone") not in by:
-            by.append(who or "someone")
-    for pk, per_verb in counts.items():
-        out[pk]["changes"] = [f"{n} {CHANGE_NOUNS[v][0 if n == 1 else 1]}"
-                              for v, n in sorted(per_verb.items(), key=lambda kv: list(CHANGE_NOUNS).index(kv[0]))]
+    last_seen = ScenarioVisit.objects.filter(user=user, scenario=OuterRef("scenario")).values("seen_at")[:1]
+    since = (Activity.objects.filter(scenario_id__in=seen, verb__in=list(CHANGE_NOUNS))
+             .exclude(actor=user).filter(created_at__gt=Subquery(last_seen)))
+    order = list(CHANGE_NOUNS)
+    counts = since.order_by().values_list("scenario_id", "verb").annotate(n=Count("id"))
+    for pk, verb, n in sorted(counts, key=lambda row: (row[0], order.index(row[1]))):
+        out[pk]["changes"].append(f"{n} {CHANGE_NOUNS[verb][0 if n == 1 else 1]}")
+    actors = since.values_list("scenario_id", "actor__username").annotate(first=Min("created_at")).order_by("first")
+    for pk, who, _ in actors:
+        out[pk]["by"].append(who or "someone")
     return out
