@@ -2,14 +2,14 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
-from . import compare, drafts, pod_updates, results, sweeps, views
+from . import compare, drafts, pod_updates, results, sweeps, teams, views
 
 app_name = "api"
 
 router = DefaultRouter()
 router.register("scenarios", views.ScenarioViewSet, basename="scenario")
 router.register("runs", views.RunViewSet, basename="run")
-router.register("teams", views.TeamViewSet, basename="team")
+router.register("teams", teams.TeamViewSet, basename="team")
 router.register("tokens", views.ApiTokenViewSet, basename="token")
 
 urlpatterns = [
@@ -31,6 +31,10 @@ urlpatterns = [
     path("runs/<int:run_id>/timeline/", results.RunTimelineView.as_view(), name="run-timeline"),
     path("runs/<int:run_id>/nodes/<str:name>/", results.RunNodeView.as_view(), name="run-node"),
     path("runs/<int:run_id>/pods/<str:namespace>/<str:name>/", results.RunPodView.as_view(), name="run-pod"),
+    path("scenarios/<int:pk>/activity/", teams.ScenarioActivityView.as_view(), name="scenario-activity"),
+    path("scenarios/<int:pk>/fork/", teams.ScenarioForkView.as_view(), name="scenario-fork"),
+    path("runs/<int:run_id>/export.json", teams.RunExportJSONView.as_view(), name="run-export-json"),
+    path("runs/<int:run_id>/export.csv", teams.RunExportCSVView.as_view(), name="run-export-csv"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api:schema"), name="swagger-ui"),
     *router.urls,

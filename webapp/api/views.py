@@ -111,13 +111,13 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         serializer = s.ScenarioRenameSerializer(scenario, data=request.data, partial=kwargs.get("partial", False))
         serializer.is_valid(raise_exception=True)
         if "name" in serializer.validated_data:
-            services.rename_scenario(scenario, serializer.validated_data["name"])
+            services.rename_scenario(scenario, serializer.validated_data["name"], by=request.user)
         return self.detail_response(scenario)
 
     def destroy(self, request, *args, **kwargs):
         scenario = self.get_object()
         require(scenario, request.user, Role.OWNER)
-        services.delete_scenario(scenario)
+        services.delete_scenario(scenario, by=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(methods=["GET"], responses=s.RevisionSummarySerializer(many=True))
@@ -214,7 +214,7 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         require(scenario, request.user, Role.OWNER)
         if request.method == "GET":
             return Response(s.ShareLinkSerializer(scenario.share_links.all(), many=True).data)
-        link, token = ShareLink.create(scenario, request.user)
+        link, token = services.create_share_link(scenario, request.user)
         link.url = request.build_absolute_uri(f"/s/{token}/")
         link.api_url = reverse("api:shared-scenario", args=[token], request=request)
         return Response(s.NewShareLinkSerializer(link).data, status=status.HTTP_201_CREATED)
@@ -225,7 +225,7 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         scenario = self.get_object()
         require(scenario, request.user, Role.OWNER)
         link = get_object_or_404(ShareLink, scenario=scenario, pk=link_id)
-        ShareLink.objects.filter(pk=link.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+        services.revoke_share_link(link, request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

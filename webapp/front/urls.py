@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 from django.views.generic import RedirectView
 
-from . import auth, pod_updates, views, views_compare, views_edit, views_results, views_sweep
+from . import auth, pod_updates, views, views_compare, views_edit, views_results, views_sweep, views_teams
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="scenario-list"), name="home"),
@@ -40,6 +40,15 @@ urlpatterns = [
     path("scenarios/<int:pk>/sweeps/", views_sweep.sweep_list, name="sweep-list"),
     path("scenarios/<int:pk>/sweeps/new/", views_sweep.sweep_create, name="sweep-create"),
     path("sweeps/<int:sweep_id>/", views_sweep.sweep_detail, name="sweep-detail"),
+    path("teams/", views_teams.team_list, name="team-list"),
+    path("teams/<int:pk>/", views_teams.team_detail, name="team-detail"),
+    path("teams/<int:pk>/members/", views_teams.team_member_add, name="team-member-add"),
+    path("teams/<int:pk>/members/<str:username>/role/", views_teams.team_member_role, name="team-member-role"),
+    path("teams/<int:pk>/members/<str:username>/remove/", views_teams.team_member_remove, name="team-member-remove"),
+    path("teams/<int:pk>/leave/", views_teams.team_leave, name="team-leave"),
+    path("teams/<int:pk>/transfer/", views_teams.team_transfer, name="team-transfer"),
+    path("scenarios/<int:pk>/activity/", views_teams.scenario_activity, name="scenario-activity"),
+    path("scenarios/<int:pk>/fork/", views_teams.scenario_fork, name="scenario-fork"),
     path("tokens/", views.token_list, name="token-list"),
     path("tokens/<int:token_id>/revoke/", views.token_revoke, name="token-revoke"),
     path("s/<str:token>/", views.shared_scenario, name="shared-scenario"),

@@ -11,7 +11,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from django.views.decorators.http import require_POST, require_safe
 
 from webapp.scenarios import manifests as summary
-from webapp.scenarios import engine, limits, pod_updates, services
+from webapp.scenarios import activity, engine, limits, pod_updates, services
 from webapp.scenarios.forms import RevisionForm, RunForm, ScenarioCreateForm, TokenForm
 from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink
 
@@ -49,6 +49,8 @@ def scenario_list(request):
         scenarios = scenarios.filter(Q(name__icontains=q) | Q(team__name__icontains=q))
     rows = [(s, s.runs.defer(*RUN_TEXT[:2]).first(), s.revisions.select_related("author").defer(*REVISION_TEXT).first())
             for s in scenarios[:200]]
+    changes = activity.changes_since_seen(request.user, [s for s, _, _ in rows])
+    rows = [(s, run, head, changes[s.pk]) for s, run, head in rows]
     template = "front/scenario_list.html#scenario-table" if request.htmx else "front/scenario_list.html"
     return render(request, template, {"rows": rows, "q": q})
 
@@ -94,6 +96,9 @@ def detail_context(request, scenario, form=None, stale=None):
         **node_rows(request, found),
         "kinds": dict(found["counts"]),
         "shown": shown,
+        # a fork links to its source only for those who may open it
+        "fork_source": scenario.forked_from_id and Scenario.objects.visible_to(request.user)
+        .filter(pk=scenario.forked_from_id).first(),
     }
 
 
@@ -106,6 +111,7 @@ def node_rows(request, found):
 @login_required
 def scenario_detail(request, pk):
     scenario = get_scenario(request, pk)
+    activity.mark_seen(request.user, scenario)  # the scenario list's "since you looked" starts again here
     return render(request, "front/scenario_detail.html", detail_context(request, scenario))
 
 
@@ -145,7 +151,7 @@ def scenario_save(request, pk):
 @require_POST
 def scenario_delete(request, pk):
     scenario = get_scenario(request, pk, Role.OWNER)
-    services.delete_scenario(scenario)
+    services.delete_scenario(scenario, by=request.user)
     messages.success(request, f"Scenario “{scenario.name}” deleted.")
     return redirect("scenario-list")
 
@@ -290,7 +296,7 @@ def shared_run(request, token, run_id):
 @require_POST
 def share_link_create(request, pk):
     scenario = get_scenario(request, pk, Role.OWNER)
-    link, token = ShareLink.create(scenario, request.user)
+    link, token = services.create_share_link(scenario, request.user)
     url = request.build_absolute_uri(f"/s/{token}/")
     messages.success(request, f"Read-only link (shown once, copy it now): {url}")
     return redirect("scenario-detail", pk=scenario.pk)
@@ -301,7 +307,7 @@ def share_link_create(request, pk):
 def share_link_revoke(request, pk, link_id):
     scenario = get_scenario(request, pk, Role.OWNER)
     link = get_object_or_404(ShareLink, scenario=scenario, pk=link_id)
-    ShareLink.objects.filter(pk=link.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+    services.revoke_share_link(link, request.user)
     messages.success(request, "Share link revoked.")
     return redirect("scenario-detail", pk=scenario.pk)
 

@@ -3,7 +3,7 @@
 from django.db import transaction
 from django.utils import timezone
 
-from . import documents, edits, engine, services
+from . import activity, documents, edits, engine, services
 from .models import Draft, Run
 
 
@@ -79,6 +79,8 @@ def run(draft, user, seed=0):
             params={"seed": seed, "options": {}},
         )
         transaction.on_commit(lambda: enqueue(r.pk))
+    activity.record(user, activity.Verb.RUN_QUEUED, scenario=draft.scenario,
+                    object=f"run {r.pk} of a draft on revision {draft.base_revision.number}", run=r.pk)
     return r
 
 

@@ -65,6 +65,9 @@ class Scenario(models.Model):
     # Number of the newest Revision; saves bump it with a conditional UPDATE.
     current_revision = models.PositiveIntegerField(default=0)
     deleted_at = models.DateTimeField(null=True, blank=True)
+    # A fork remembers where it came from (the source may later be deleted or out of reach).
+    forked_from = models.ForeignKey("self", models.SET_NULL, null=True, blank=True, related_name="forks")
+    forked_from_revision = models.PositiveIntegerField(null=True, blank=True)
 
     objects = ScenarioQuerySet.as_manager()
 
@@ -316,3 +319,48 @@ class PodExplanation(models.Model):
 
     def __str__(self):
         return f"{self.pod} in run {self.run_id} ({self.status})"
+
+
+class Activity(models.Model):
+    """Who did what, when, in a team or a scenario: the activity lists read these rows only."""
+
+    class Verb(models.TextChoices):
+        SCENARIO_CREATED = "scenario.created", "created the scenario"
+        SCENARIO_FORKED = "scenario.forked", "forked the scenario"
+        SCENARIO_RENAMED = "scenario.renamed", "renamed the scenario"
+        SCENARIO_DELETED = "scenario.deleted", "deleted the scenario"
+        REVISION_SAVED = "revision.saved", "saved a revision"
+        RUN_QUEUED = "run.queued", "ran"
+        SWEEP_STARTED = "sweep.started", "started a sweep"
+        POD_UPDATE_PROPOSED = "pod_update.proposed", "proposed a pod update"
+        SHARE_LINK_CREATED = "share_link.created", "created a share link"
+        SHARE_LINK_REVOKED = "share_link.revoked", "revoked a share link"
+        TEAM_CREATED = "team.created", "created the team"
+        MEMBER_ADDED = "member.added", "added a member"
+        MEMBER_ROLE_CHANGED = "member.role_changed", "changed a role"
+        MEMBER_REMOVED = "member.removed", "removed a member"
+        MEMBER_LEFT = "member.left", "left the team"
+
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, related_name="+")
+    verb = models.CharField(max_length=30, choices=Verb.choices)
+    team = models.ForeignKey(Team, models.CASCADE, related_name="activity")
+    scenario = models.ForeignKey(Scenario, models.CASCADE, null=True, blank=True, related_name="activity")
+    # What the verb acted on, as a page shows it ("revision 3", "run 12", "member ed as editor")
+    object = models.CharField(max_length=300, blank=True, default="")
+    data = models.JSONField(default=dict, blank=True)  # ids for links: {"revision": 3, "run": 12, ...}
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "activity"
+
+
+class ScenarioVisit(models.Model):
+    """When a user last opened a scenario: the scenario list shows what changed since."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="+")
+    scenario = models.ForeignKey(Scenario, models.CASCADE, related_name="visits")
+    seen_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "scenario"], name="one_visit_per_user")]

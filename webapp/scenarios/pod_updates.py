@@ -13,7 +13,7 @@ import re
 import yaml
 from django.db import transaction
 
-from . import documents, engine, limits, manifests, services
+from . import activity, documents, engine, limits, manifests, services
 from .models import PodUpdateAttempt
 
 DOC_SEPARATOR = re.compile(r"(?m)^---[ \t]*(?:#.*)?$")
@@ -207,6 +207,7 @@ def propose(scenario, namespace, name, *, author, patch=None, pod=None, base=Non
     )
     if not attempt.allowed:
         attempt.save()
+        _record(attempt)
         return attempt
     manifests = replace_pod(head.manifests, namespace, name, proposed)
     try:
@@ -223,7 +224,14 @@ def propose(scenario, namespace, name, *, author, patch=None, pod=None, base=Non
         attempt.allowed = False
         attempt.errors = [{"field": e.field or "", "type": "ScenarioInvalid", "detail": str(e)}]
         attempt.save()
+    _record(attempt)
     return attempt
+
+
+def _record(attempt):
+    outcome = f"applied as revision {attempt.revision.number}" if attempt.allowed else "rejected"
+    activity.record(attempt.author, activity.Verb.POD_UPDATE_PROPOSED, scenario=attempt.scenario,
+                    object=f"{attempt.pod_namespace}/{attempt.pod_name} ({outcome})", attempt=attempt.pk)
 
 
 def describe(old, new):

@@ -3,8 +3,9 @@
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from . import engine, manifests as summaries
-from .models import Revision, Run, Scenario
+from . import activity, engine, manifests as summaries
+from .activity import Verb
+from .models import Revision, Run, Scenario, ShareLink
 
 
 class StaleRevision(Exception):
@@ -15,7 +16,7 @@ class StaleRevision(Exception):
         self.current = current
 
 
-def create_scenario(*, team, name, manifests, config="", author, message=""):
+def create_scenario(*, team, name, manifests, config="", author, message="", record=True):
     engine.validate(manifests, config)
     summary = summaries.summarize(manifests)
     with transaction.atomic():
@@ -25,6 +26,10 @@ def create_scenario(*, team, name, manifests, config="", author, message=""):
             author=author, message=message or "Created", summary=summary,
         )
     _summarize_more(scenario.head())
+    if record:
+        activity.record(author, Verb.SCENARIO_CREATED, scenario=scenario, object=name, revision=1)
+    if author is not None:  # its author has seen it: the scenario list counts changes from here
+        activity.mark_seen(author, scenario)
     return scenario
 
 
@@ -57,6 +62,8 @@ def save_revision(scenario, *, manifests, config="", author, message="", base=No
         raise StaleRevision(Scenario.objects.get(pk=scenario.pk).current_revision)
     scenario.current_revision = revision.number
     _summarize_more(revision)
+    activity.record(author, Verb.REVISION_SAVED, scenario=scenario, object=f"revision {revision.number}",
+                    revision=revision.number, message=message)
     return revision
 
 
@@ -79,13 +86,30 @@ def restore_revision(scenario, old, *, author, base=None):
     )
 
 
-def rename_scenario(scenario, name):
+def rename_scenario(scenario, name, by=None):
+    old = scenario.name
     Scenario.objects.filter(pk=scenario.pk).update(name=name, updated_at=timezone.now())
     scenario.name = name
+    if old != name:
+        activity.record(by, Verb.SCENARIO_RENAMED, scenario=scenario, object=f"{old} → {name}")
 
 
-def delete_scenario(scenario):
+def delete_scenario(scenario, by=None):
     Scenario.objects.filter(pk=scenario.pk).update(deleted_at=timezone.now())
+    activity.record(by, Verb.SCENARIO_DELETED, scenario=scenario, object=scenario.name)
+
+
+def create_share_link(scenario, user):
+    """A new read-only link: (the ShareLink, its token, shown once)."""
+    link, token = ShareLink.create(scenario, user)
+    activity.record(user, Verb.SHARE_LINK_CREATED, scenario=scenario, object=f"link {link.prefix}…", link=link.pk)
+    return link, token
+
+
+def revoke_share_link(link, user):
+    if ShareLink.objects.filter(pk=link.pk, revoked_at__isnull=True).update(revoked_at=timezone.now()):
+        activity.record(user, Verb.SHARE_LINK_REVOKED, scenario=link.scenario, object=f"link {link.prefix}…",
+                        link=link.pk)
 
 
 def queue_run(scenario, revision, *, user, seed=0, options=None):
@@ -99,6 +123,8 @@ def queue_run(scenario, revision, *, user, seed=0, options=None):
         )
         # After commit, so the worker never looks for a row it cannot see yet.
         transaction.on_commit(lambda: enqueue(run.pk))
+    activity.record(user, Verb.RUN_QUEUED, scenario=scenario, object=f"run {run.pk} of revision {revision.number}",
+                    run=run.pk, revision=revision.number)
     return run
 
 

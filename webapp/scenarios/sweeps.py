@@ -2,7 +2,7 @@
 
 from django.db import transaction
 
-from . import compare, edits, engine, manifests
+from . import activity, compare, edits, engine, manifests
 from .models import Run, Sweep
 
 MAX_CELLS = 48
@@ -99,6 +99,8 @@ def start(scenario, revision, spec, user):
                                    label=label, manifests=text, config=revision.config, created_by=user)
                 for label, variant, text in planned]
         transaction.on_commit(lambda: [enqueue(r.pk) for r in runs])
+    activity.record(user, activity.Verb.SWEEP_STARTED, scenario=scenario,
+                    object=f"sweep {sweep.pk} of revision {revision.number} ({len(runs)} runs)", sweep=sweep.pk)
     return sweep
 
 
