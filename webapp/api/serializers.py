@@ -195,9 +195,10 @@ class ShareLinkSerializer(serializers.ModelSerializer):
 class NewShareLinkSerializer(ShareLinkSerializer):
     url = serializers.CharField(read_only=True, help_text="The read-only page; shown once.")
     api_url = serializers.CharField(read_only=True)
+    token = serializers.CharField(read_only=True, help_text="Shown once: GET /api/shared/{token}/ reads the scenario.")
 
     class Meta(ShareLinkSerializer.Meta):
-        fields = ShareLinkSerializer.Meta.fields + ["url", "api_url"]
+        fields = ShareLinkSerializer.Meta.fields + ["url", "api_url", "token"]
 
 
 class SharedRevisionSerializer(RevisionSerializer):

@@ -252,6 +252,7 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         link, token = ShareLink.create(scenario, request.user)
         link.url = request.build_absolute_uri(f"/s/{token}/")
         link.api_url = reverse("api:shared-scenario", args=[token], request=request)
+        link.token = token
         return Response(s.NewShareLinkSerializer(link).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={204: None})
