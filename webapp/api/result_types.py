@@ -225,11 +225,18 @@ class RejectedGroupSerializer(s.Serializer):
     nodes = text()
 
 
+class EliminationSerializer(s.Serializer):
+    criterion = s.CharField(help_text="The tie-break it lost on, e.g. lowest highest-priority victim")
+    against = s.CharField(help_text="The chosen node")
+    value = s.FloatField(required=False, allow_null=True, help_text="Its value (absent for the first-node rule)")
+    chosenValue = s.FloatField(required=False, allow_null=True, help_text="The chosen node's value")
+
+
 class CandidateSerializer(s.Serializer):
     node = s.CharField()
     chosen = s.BooleanField(allow_null=True)
     victims = names()
-    lost = s.JSONField(allow_null=True, help_text="Why it lost to the chosen node: criterion, against, values")
+    lost = EliminationSerializer(allow_null=True, help_text="Why it lost to the chosen node (null for that node)")
 
 
 class NominationSerializer(s.Serializer):

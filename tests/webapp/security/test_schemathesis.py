@@ -26,7 +26,9 @@ from webapp.scenarios import drafts, engine, pod_updates, services  # noqa: E402
 from webapp.scenarios.models import ApiToken, Membership, Run, ShareLink, Sweep, Team  # noqa: E402
 from webapp.wsgi import application  # noqa: E402
 
-from ..base import SMALL, TWO_PODS, make_user  # noqa: E402
+from webapp.scenarios.management.commands.load_examples import EXAMPLES_DIR  # noqa: E402
+
+from ..base import SMALL, make_user  # noqa: E402
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance,
           response_headers_conformance]
@@ -41,7 +43,11 @@ def yaml_as_text(ctx, response):
 
 
 raw = SchemaGenerator().get_schema(request=None, public=True)
-RESULT = engine.simulate(TWO_PODS)  # once: the fixture runs for each of the ~45 operations
+# A run with a preemption, every attempted pod explained (nominations, victims, scores, filter tables).
+# Computed once: the fixture runs for each of the ~45 operations.
+PREEMPTION = (EXAMPLES_DIR / "preemption.yaml").read_text()
+PREEMPTOR = "default/checkout-3c5e7a9b2-x3y4z"
+RESULT = engine.simulate(PREEMPTION, detail=[c["pod"] for c in engine.simulate(PREEMPTION)["cycles"]])
 schema = schemathesis.openapi.from_dict(raw)
 schema.app = application  # calls go to the WSGI app in this process
 
@@ -62,21 +68,22 @@ def world(db, keep_test_connection):
     team = Team.objects.create(name="fuzz")
     Membership.objects.create(team=team, user=owner, role="owner")
     scenario = services.create_scenario(team=team, name="Fuzz", manifests=SMALL, author=owner)
-    services.save_revision(scenario, manifests=TWO_PODS, author=owner)
+    services.save_revision(scenario, manifests=PREEMPTION, author=owner)
     runs = [Run.objects.create(scenario=scenario, revision=scenario.head(), created_by=owner, status="succeeded",
                                result=RESULT) for _ in range(2)]
     sweep = Sweep.objects.create(scenario=scenario, revision=scenario.head(), spec={}, created_by=owner)
     Run.objects.create(scenario=scenario, revision=scenario.head(), created_by=owner, sweep=sweep, label="maxSkew=1",
                        variant={"maxSkew": 1}, status="succeeded", result=RESULT)
     # a rejected attempt (revision and run null) and the draft, listed by their GETs
-    pod_updates.propose(scenario, "default", "web-1", author=owner, patch={"spec": {"nodeName": "node-a"}}, pod=None,
+    namespace, name = PREEMPTOR.split("/")
+    pod_updates.propose(scenario, namespace, name, author=owner, patch={"spec": {"nodeName": "node-b"}}, pod=None,
                         base=None)
     drafts.get_or_start(scenario, owner)
     link, share = ShareLink.create(scenario, owner)
     token, key = ApiToken.create(owner, "fuzz")
     ids = {"pk": scenario.pk, "id": scenario.pk, "run_id": runs[0].pk, "a": runs[0].pk, "b": runs[1].pk,
-           "number": 1, "sweep_id": sweep.pk, "link_id": link.pk, "token": share, "namespace": "default",
-           "name": "web-1"}
+           "number": 1, "sweep_id": sweep.pk, "link_id": link.pk, "token": share, "namespace": namespace,
+           "name": name}
     return ids, key
 
 
