@@ -75,7 +75,7 @@ class PodUpdateAttemptSerializer(serializers.ModelSerializer):
     run = serializers.IntegerField(source="run_id", read_only=True, default=None, allow_null=True,
                                    help_text="The run it queued; null when rejected")
     run_url = serializers.SerializerMethodField()
-    author = serializers.CharField(source="author.username", read_only=True, default=None)
+    author = serializers.CharField(source="author.username", read_only=True, default=None, allow_null=True)
     errors = serializers.ListField(child=serializers.DictField(child=serializers.CharField()), read_only=True)
     explanation = serializers.JSONField(read_only=True)
 

@@ -32,7 +32,7 @@ class RunSummarySerializer(serializers.ModelSerializer):
 class ScenarioSerializer(serializers.ModelSerializer):
     url = serializers.HyperlinkedIdentityField(view_name="api:scenario-detail")
     team_name = serializers.CharField(source="team.name", read_only=True)
-    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
+    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None, allow_null=True)
     last_run = serializers.SerializerMethodField()
 
     class Meta:
@@ -112,7 +112,7 @@ class ScenarioRenameSerializer(serializers.ModelSerializer):
 
 
 class RevisionSerializer(serializers.ModelSerializer):
-    author = serializers.CharField(source="author.username", read_only=True, default=None)
+    author = serializers.CharField(source="author.username", read_only=True, default=None, allow_null=True)
     url = serializers.SerializerMethodField()
 
     class Meta:
@@ -142,7 +142,7 @@ class RevisionCreateSerializer(serializers.Serializer):
 class RunSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField()
     revision = serializers.IntegerField(source="revision.number", read_only=True)
-    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
+    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None, allow_null=True)
 
     class Meta:
         model = Run
@@ -185,7 +185,7 @@ class ObtainTokenSerializer(serializers.Serializer):
 
 
 class ShareLinkSerializer(serializers.ModelSerializer):
-    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
+    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None, allow_null=True)
 
     class Meta:
         model = ShareLink
