@@ -198,7 +198,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "webapp.api.schema.AutoSchema",
     "EXCEPTION_HANDLER": "webapp.api.exceptions.exception_handler",
     # POST /api/auth/token/ (password for token) per client address.
     "DEFAULT_THROTTLE_RATES": {"auth-token": os.environ.get("TOKEN_THROTTLE_RATE", "10/minute")},
@@ -220,6 +220,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "webapp.api.schema.postprocess"],
 }
 
 # Celery: the worker and the web process read the same settings.

@@ -36,9 +36,20 @@ class ApiDraftsTestCase(BaseTestCase):
         self.assertEqual((run.label, run.revision.number), ("draft", 1))
         self.assertIn("unschedulable", run.manifests)
         send.assert_called_once()
-        r = api.post(self.url("draft/save/"), {"message": "cordoned"}, format="json")
+        self.assertEqual(r["Location"], r.data["url"])
+        r = api.post(self.url("draft/save/"), {"message": "cordoned"}, format="json", headers={"If-Match": '"1"'})
         self.assertEqual((r.status_code, r.data["number"], r.data["message"]), (201, 2, "cordoned"))
+        self.assertEqual((r["ETag"], r["Location"]), ('"2"', r.data["url"]))
         self.assertFalse(Draft.objects.exists())
+
+    def test_a_draft_save_with_a_stale_if_match_is_409(self):
+        api = self.api(self.editor)
+        api.post(self.url("draft/edits/"), {"op": "cordon", "node": "node-a"}, format="json")
+        # the caller last saw revision 0, which is not the current one: nothing is saved, the draft stays
+        r = api.post(self.url("draft/save/"), headers={"If-Match": '"0"'})
+        self.assertEqual((r.status_code, r.data["current_revision"], r["ETag"]), (409, 1, '"1"'))
+        self.assertEqual(self.scenario.revisions.count(), 1)
+        self.assertTrue(Draft.objects.exists())
 
     def test_a_stale_draft_save_is_409(self):
         api = self.api(self.editor)

@@ -45,6 +45,8 @@ class RevisionCreateTestCase(BaseTestCase):
         )
         self.assertEqual(r.status_code, 201, r.content)
         self.assertEqual(Revision.objects.get(scenario=self.scenario, number=2).manifests, TWO_PODS)
+        # a raw body has no room for the message: it comes as a query parameter
+        self.assertEqual(r.json()["message"], "from yaml")
 
     def test_it_refuses_a_viewer(self):
         self.assertEqual(self.save(user=self.viewer, revision=1).status_code, 403)
@@ -92,6 +94,14 @@ class RevisionReadTestCase(BaseTestCase):
 
     def test_it_refuses_a_restore_by_a_viewer(self):
         self.assertEqual(self.api(self.viewer).post(self.url("revisions/1/restore/")).status_code, 403)
+
+    def test_it_downloads_the_yaml_as_text_yaml_when_asked(self):
+        # clients generated from the schema read text/* bodies as text, application/yaml not at all
+        r = self.api(self.viewer).get(self.url("manifests/?revision=1"), headers={"Accept": "text/yaml"})
+        self.assertEqual((r.status_code, r["Content-Type"]), (200, "text/yaml; charset=utf-8"))
+        self.assertEqual(r.content.decode(), SMALL)
+        r = self.api(self.viewer).get(self.url("manifests/"))
+        self.assertEqual((r.status_code, r["Content-Type"]), (200, "application/yaml; charset=utf-8"))
 
     def test_it_downloads_an_old_revision(self):
         r = self.api(self.viewer).get(self.url("manifests/?revision=1"))

@@ -22,6 +22,21 @@ class ShareLinkTestCase(BaseTestCase):
         # Only the hash is stored.
         self.assertFalse(ShareLink.objects.filter(token_hash=token).exists())
 
+    def test_it_gives_the_token_and_share_link_urls(self):
+        link = self.create_link()
+        self.assertEqual(link["api_url"], f"http://testserver/api/shared/{link['token']}/")
+        run = Run.objects.create(scenario=self.scenario, revision=self.scenario.head(), status="succeeded",
+                                 result={"pods": []})
+        r = APIClient().get(f"/api/shared/{link['token']}/")
+        self.assertEqual(r.status_code, 200)
+        shared = r.json()
+        self.assertEqual(shared["url"], link["api_url"])
+        run_url = f"{link['api_url']}runs/{run.pk}/"
+        self.assertEqual(([r["url"] for r in shared["runs"]], shared["last_run"]["url"]), ([run_url], run_url))
+        self.assertNotIn("links", shared)  # the scenario's own collections are not readable through the link
+        r = APIClient().get(run_url)
+        self.assertEqual((r.status_code, r.json()["url"]), (200, run_url))
+
     def test_it_is_read_only(self):
         token = self.create_link()["url"].rstrip("/").rsplit("/", 1)[1]
         client = APIClient()

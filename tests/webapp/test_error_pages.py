@@ -10,6 +10,11 @@ class ErrorPagesTestCase(BaseTestCase):
         self.assertEqual(r.status_code, 404)
         self.assertContains(r, "This page does not exist", status_code=404)
 
+    def test_it_answers_an_unknown_api_url_in_json(self):
+        # the schema documents 404 as {"detail": ...}: a path the API's routes do not match says so too
+        r = self.client.get("/api/runs/1/no-such-view/")
+        self.assertEqual((r.status_code, r["Content-Type"], r.json()), (404, "application/json", {"detail": "Not found."}))
+
     def test_it_renders_a_500_page_without_details(self):
         from unittest import mock
 

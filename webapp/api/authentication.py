@@ -37,8 +37,15 @@ class TokenAuthentication(authentication.BaseAuthentication):
 
 class TokenAuthenticationScheme(OpenApiAuthenticationExtension):
     target_class = "webapp.api.authentication.TokenAuthentication"
-    name = "tokenAuth"
+    name = ["tokenAuth", "bearerAuth"]
+
+    def get_security_requirement(self, auto_schema):
+        return [{"tokenAuth": []}, {"bearerAuth": []}]  # either header, not both
 
     def get_security_definition(self, auto_schema):
-        return {"type": "apiKey", "in": "header", "name": "Authorization",
-                "description": "Token-based authentication: `Token <key>`"}
+        return [
+            {"type": "apiKey", "in": "header", "name": "Authorization",
+             "description": "Token-based authentication: `Authorization: Token <key>`"},
+            {"type": "http", "scheme": "bearer",
+             "description": "The same key as a bearer token: `Authorization: Bearer <key>`"},
+        ]

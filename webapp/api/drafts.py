@@ -10,6 +10,7 @@ from webapp.scenarios import drafts, engine, services
 from webapp.scenarios.models import Draft, Membership, Scenario
 
 from .serializers import RevisionSerializer, RunListSerializer
+from .views import IF_MATCH, base_revision, raw_yaml
 
 Role = Membership.Role
 
@@ -84,8 +85,6 @@ EditSerializer = inline_serializer("DraftEdit", fields={
     "effect": serializers.CharField(required=False, help_text="NoSchedule, PreferNoSchedule or NoExecute"),
 })
 SaveSerializer = inline_serializer("DraftSave", fields={"message": serializers.CharField(required=False)})
-ErrorSerializer = inline_serializer("DraftError", fields={
-    "detail": serializers.CharField(), "object": serializers.CharField(), "field": serializers.CharField()})
 
 
 class DraftView(GenericAPIView):
@@ -98,7 +97,7 @@ class DraftView(GenericAPIView):
         draft = drafts.get_or_start(editable_scenario(request, pk), request.user)
         return Response(DraftSerializer(draft, context=self.get_serializer_context()).data)
 
-    @extend_schema(request=DraftTextSerializer, responses=DraftSerializer)
+    @extend_schema(request=raw_yaml(DraftTextSerializer), responses=DraftSerializer)
     def put(self, request, pk):
         draft = drafts.get_or_start(editable_scenario(request, pk), request.user)
         text = DraftTextSerializer(data=request.data)
@@ -118,7 +117,7 @@ class DraftEditView(GenericAPIView):
     serializer_class = DraftSerializer
     queryset = Draft.objects.none()
 
-    @extend_schema(request=EditSerializer, responses={200: DraftSerializer, 400: ErrorSerializer})
+    @extend_schema(request=EditSerializer, responses={200: DraftSerializer})
     def post(self, request, pk):
         draft = drafts.get_or_start(editable_scenario(request, pk), request.user)
         if not isinstance(request.data, dict):
@@ -137,15 +136,15 @@ class DraftRunView(GenericAPIView):
     serializer_class = RunListSerializer
     queryset = Draft.objects.none()
 
-    @extend_schema(request=None, responses={202: RunListSerializer, 400: ErrorSerializer})
+    @extend_schema(request=None, responses={202: RunListSerializer})
     def post(self, request, pk):
         draft = drafts.get_or_start(editable_scenario(request, pk), request.user)
         try:
             run = drafts.run(draft, request.user)
         except engine.ScenarioInvalid as e:
             return invalid(e)
-        return Response(RunListSerializer(run, context=self.get_serializer_context()).data,
-                        status=status.HTTP_202_ACCEPTED)
+        body = RunListSerializer(run, context=self.get_serializer_context()).data
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
 
 
 class DraftSaveView(GenericAPIView):
@@ -154,17 +153,21 @@ class DraftSaveView(GenericAPIView):
     serializer_class = RevisionSerializer
     queryset = Draft.objects.none()
 
-    @extend_schema(request=SaveSerializer, responses={201: RevisionSerializer, 400: ErrorSerializer})
+    @extend_schema(request=SaveSerializer, parameters=[IF_MATCH], responses={201: RevisionSerializer})
     def post(self, request, pk):
         scenario = editable_scenario(request, pk)
         draft = drafts.find(scenario, request.user)
         if draft is None:
             raise exceptions.NotFound("You have no draft of this scenario.")
+        seen = base_revision(request, required=False) if "If-Match" in request.headers else None
+        if seen is not None and seen != scenario.current_revision:
+            raise services.StaleRevision(scenario.current_revision)  # the caller saw an older head
         try:
             revision = drafts.save(draft, request.user, str(request.data.get("message", "") or ""))
         except services.StaleRevision:
             raise
         except engine.ScenarioInvalid as e:
             return invalid(e)
-        return Response(RevisionSerializer(revision, context=self.get_serializer_context()).data,
-                        status=status.HTTP_201_CREATED)
+        body = RevisionSerializer(revision, context=self.get_serializer_context()).data
+        return Response(body, status=status.HTTP_201_CREATED,
+                        headers={"Location": body["url"], "ETag": f'"{revision.number}"'})

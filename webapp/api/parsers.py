@@ -2,6 +2,7 @@ import yaml
 from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser, JSONParser
+from rest_framework.renderers import BaseRenderer
 
 from webapp.scenarios import documents, limits
 
@@ -65,4 +66,20 @@ class XYAMLParser(YAMLParser):
 
 
 class TextYAMLParser(YAMLParser):
+    media_type = "text/yaml"
+
+
+class YAMLTextRenderer(BaseRenderer):
+    """Lets a client ask for the manifests download with `Accept: application/yaml` (or text/yaml, for
+    clients that read only text/* bodies as text); an error's body is then YAML too."""
+
+    media_type = "application/yaml"
+    format = "yaml"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return data if isinstance(data, str) else yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+
+
+class TextYAMLRenderer(YAMLTextRenderer):
     media_type = "text/yaml"

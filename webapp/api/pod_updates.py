@@ -26,7 +26,7 @@ from webapp.scenarios import limits, pod_updates
 from webapp.scenarios.models import Membership, PodUpdateAttempt, Scenario
 
 from .parsers import DepthLimitedJSONParser
-from .views import require
+from .views import IF_MATCH, REVISION_QUERY, require
 
 Role = Membership.Role
 
@@ -70,10 +70,12 @@ class PodUpdateAttemptSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField()
     pod = serializers.SerializerMethodField()
     base_revision = serializers.IntegerField(source="base_revision.number", read_only=True)
-    revision = serializers.IntegerField(source="revision.number", read_only=True, default=None)
-    run = serializers.IntegerField(source="run_id", read_only=True, default=None)
+    revision = serializers.IntegerField(source="revision.number", read_only=True, default=None, allow_null=True,
+                                        help_text="The revision it created; null when rejected")
+    run = serializers.IntegerField(source="run_id", read_only=True, default=None, allow_null=True,
+                                   help_text="The run it queued; null when rejected")
     run_url = serializers.SerializerMethodField()
-    author = serializers.CharField(source="author.username", read_only=True, default=None)
+    author = serializers.CharField(source="author.username", read_only=True, default=None, allow_null=True)
     errors = serializers.ListField(child=serializers.DictField(child=serializers.CharField()), read_only=True)
     explanation = serializers.JSONField(read_only=True)
 
@@ -162,6 +164,7 @@ class PodUpdatesView(ScenarioMixin, GenericAPIView):
     queryset = PodUpdateAttempt.objects.none()
     parser_classes = [DepthLimitedJSONParser, MergePatchParser, PodYAMLParser, PodXYAMLParser, PodTextYAMLParser]
 
+    @extend_schema(responses=PodUpdateAttemptSerializer(many=True))
     def get(self, request, pk, namespace, name):
         scenario = self.get_scenario(pk)
         page = self.paginate_queryset(attempts_of(scenario).filter(pod_namespace=namespace, pod_name=name))
@@ -169,9 +172,8 @@ class PodUpdatesView(ScenarioMixin, GenericAPIView):
 
     @extend_schema(
         request={"application/json": ProposalBody, "application/merge-patch+json": OpenApiTypes.OBJECT,
-                 "application/yaml": OpenApiTypes.OBJECT},
-        parameters=[OpenApiParameter("If-Match", str, OpenApiParameter.HEADER,
-                                     description='The revision you edited, e.g. "3"; 409 if it is stale.')],
+                 "application/yaml": OpenApiTypes.STR},
+        parameters=[IF_MATCH, REVISION_QUERY],
         responses={201: PodUpdateAttemptSerializer, 422: PodUpdateAttemptSerializer},
     )
     def post(self, request, pk, namespace, name):
@@ -200,6 +202,7 @@ class ScenarioPodUpdatesView(ScenarioMixin, GenericAPIView):
     serializer_class = PodUpdateAttemptSerializer
     queryset = PodUpdateAttempt.objects.none()
 
+    @extend_schema(responses=PodUpdateAttemptSerializer(many=True))
     def get(self, request, pk):
         scenario = self.get_scenario(pk)
         page = self.paginate_queryset(attempts_of(scenario))

@@ -1,7 +1,6 @@
 """REST API: the run result dashboard's data (topology, nodes, pod explanations, timeline), from the stored result."""
 
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
@@ -9,6 +8,8 @@ from rest_framework.response import Response
 from webapp.front import results
 from webapp.scenarios import engine, explanations
 from webapp.scenarios.models import Run, Scenario
+
+from . import result_types as types
 
 
 def finished_run(request, run_id):
@@ -48,7 +49,7 @@ class RunTopologyView(ResultView):
         OpenApiParameter("key", str, description="Node label key (default the zone label)"),
         OpenApiParameter("step", int, description="State after this cycle, replayed from the recorded events"),
         OpenApiParameter("pod", str, description="namespace/name whose latest spread constraints to explain"),
-    ], responses=OpenApiTypes.OBJECT, operation_id="runs_topology_retrieve")
+    ], responses=types.TopologySerializer, operation_id="runs_topology_retrieve")
     def get(self, request, run_id):
         run, result = finished_run(request, run_id)
         key = request.query_params.get("key") or results.ZONE_KEY
@@ -70,7 +71,11 @@ class RunTopologyView(ResultView):
 class RunPodView(ResultView):
     """Why a pod is where it is, or pending: FailedScheduling message, filter table, scores, sentences, nomination."""
 
-    @extend_schema(responses=OpenApiTypes.OBJECT, operation_id="runs_pod_explanation_retrieve")
+    @extend_schema(responses={
+        200: types.ExplanationSerializer,
+        202: OpenApiResponse(types.ExplanationSerializer, description="Being computed by a worker (the run kept "
+                             "explanations of its pending pods only): the outcome so far; ask again in a moment."),
+    }, operation_id="runs_pod_explanation_retrieve")
     def get(self, request, run_id, namespace, name):
         run, result = finished_run(request, run_id)
         pod = f"{namespace}/{name}"
@@ -90,7 +95,7 @@ class RunPodView(ResultView):
 class RunNodeView(ResultView):
     """A node's requested vs allocatable, taints, cordon, pods and nominations."""
 
-    @extend_schema(responses=OpenApiTypes.OBJECT, operation_id="runs_node_retrieve")
+    @extend_schema(responses=types.NodeSerializer, operation_id="runs_node_retrieve")
     def get(self, request, run_id, name):
         run, result = finished_run(request, run_id)
         node = results.node_view(result, name, metadata(run))
@@ -103,7 +108,7 @@ class RunTimelineView(ResultView):
     """One simulation cycle (?step=N) with its pod, outcome, node, message and events."""
 
     @extend_schema(parameters=[OpenApiParameter("step", int, description="Cycle number (default the first)")],
-                   responses=OpenApiTypes.OBJECT, operation_id="runs_timeline_retrieve")
+                   responses=types.TimelineSerializer, operation_id="runs_timeline_retrieve")
     def get(self, request, run_id):
         _, result = finished_run(request, run_id)
         return Response(results.timeline(result, step_param(request)))

@@ -1,3 +1,4 @@
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.reverse import reverse
 
@@ -31,7 +32,7 @@ class RunSummarySerializer(serializers.ModelSerializer):
 class ScenarioSerializer(serializers.ModelSerializer):
     url = serializers.HyperlinkedIdentityField(view_name="api:scenario-detail")
     team_name = serializers.CharField(source="team.name", read_only=True)
-    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
+    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None, allow_null=True)
     last_run = serializers.SerializerMethodField()
 
     class Meta:
@@ -40,9 +41,13 @@ class ScenarioSerializer(serializers.ModelSerializer):
                   "created_by", "created_at", "updated_at", "last_run"]
         read_only_fields = ["team", "current_revision", "created_at", "updated_at"]
 
-    def get_last_run(self, scenario) -> dict | None:
+    @extend_schema_field(RunSummarySerializer(allow_null=True))
+    def get_last_run(self, scenario):
         run = scenario.last_run()
         return RunSummarySerializer(run, context=self.context).data if run else None
+
+
+LINKS = ("revisions", "runs", "manifests", "share-links")
 
 
 class ScenarioDetailSerializer(ScenarioSerializer):
@@ -69,11 +74,16 @@ class ScenarioDetailSerializer(ScenarioSerializer):
     def get_config(self, scenario) -> str:
         return self.head(scenario).config
 
-    def get_links(self, scenario) -> dict:
+    @extend_schema_field({
+        "type": "object", "description": "URLs of the scenario's collections",
+        "properties": {name: {"type": "string", "format": "uri"} for name in LINKS},
+        "required": list(LINKS),
+    })
+    def get_links(self, scenario):
         request = self.context.get("request")
         return {
             name: reverse(f"api:scenario-{name}", args=[scenario.pk], request=request)
-            for name in ("revisions", "runs", "manifests", "share-links")
+            for name in LINKS
         }
 
 
@@ -102,7 +112,7 @@ class ScenarioRenameSerializer(serializers.ModelSerializer):
 
 
 class RevisionSerializer(serializers.ModelSerializer):
-    author = serializers.CharField(source="author.username", read_only=True, default=None)
+    author = serializers.CharField(source="author.username", read_only=True, default=None, allow_null=True)
     url = serializers.SerializerMethodField()
 
     class Meta:
@@ -132,7 +142,7 @@ class RevisionCreateSerializer(serializers.Serializer):
 class RunSerializer(serializers.ModelSerializer):
     url = serializers.SerializerMethodField()
     revision = serializers.IntegerField(source="revision.number", read_only=True)
-    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
+    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None, allow_null=True)
 
     class Meta:
         model = Run
@@ -175,7 +185,7 @@ class ObtainTokenSerializer(serializers.Serializer):
 
 
 class ShareLinkSerializer(serializers.ModelSerializer):
-    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None)
+    created_by = serializers.CharField(source="created_by.username", read_only=True, default=None, allow_null=True)
 
     class Meta:
         model = ShareLink
@@ -185,6 +195,55 @@ class ShareLinkSerializer(serializers.ModelSerializer):
 class NewShareLinkSerializer(ShareLinkSerializer):
     url = serializers.CharField(read_only=True, help_text="The read-only page; shown once.")
     api_url = serializers.CharField(read_only=True)
+    token = serializers.CharField(read_only=True, help_text="Shown once: GET /api/shared/{token}/ reads the scenario.")
 
     class Meta(ShareLinkSerializer.Meta):
-        fields = ShareLinkSerializer.Meta.fields + ["url", "api_url"]
+        fields = ShareLinkSerializer.Meta.fields + ["url", "api_url", "token"]
+
+
+class SharedRevisionSerializer(RevisionSerializer):
+    class Meta(RevisionSerializer.Meta):
+        fields = ["number", "author", "created_at", "message"]
+
+
+class SharedRunSerializer(RunSerializer):
+    """A run read through a share link: its `url` is the share link's."""
+
+    def get_url(self, run) -> str:
+        return reverse("api:shared-run", args=[self.context["token"], run.pk], request=self.context.get("request"))
+
+
+class SharedRunSummarySerializer(SharedRunSerializer):
+    class Meta(SharedRunSerializer.Meta):
+        fields = ["id", "url", "status", "revision", "created_at", "finished_at"]
+
+
+class SharedScenarioSerializer(ScenarioDetailSerializer):
+    """A scenario read through a share link (context: request, token): URLs are the share link's;
+    the latest 50 revisions and runs are listed, newest first."""
+
+    url = serializers.SerializerMethodField()
+    revisions = serializers.SerializerMethodField()
+    runs = serializers.SerializerMethodField()
+
+    class Meta(ScenarioDetailSerializer.Meta):
+        fields = [f for f in ScenarioDetailSerializer.Meta.fields if f != "links"] + ["revisions", "runs"]
+
+    def get_url(self, scenario) -> str:
+        return reverse("api:shared-scenario", args=[self.context["token"]], request=self.context.get("request"))
+
+    @extend_schema_field(SharedRunSummarySerializer(allow_null=True))
+    def get_last_run(self, scenario):
+        run = scenario.last_run()
+        return SharedRunSummarySerializer(run, context=self.context).data if run else None
+
+    @extend_schema_field(SharedRevisionSerializer(many=True))
+    def get_revisions(self, scenario):
+        return SharedRevisionSerializer(scenario.revisions.select_related("author").defer("manifests", "summary")[:50],
+                                        many=True).data
+
+    @extend_schema_field(SharedRunSummarySerializer(many=True))
+    def get_runs(self, scenario):
+        runs = scenario.runs.select_related("revision").defer(
+            "result", "manifests", "revision__manifests", "revision__summary")[:50]
+        return SharedRunSummarySerializer(runs, many=True, context=self.context).data

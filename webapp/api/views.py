@@ -2,11 +2,13 @@ from django.contrib.auth import authenticate
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import exceptions, mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import AllowAny
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.reverse import reverse
@@ -14,6 +16,8 @@ from rest_framework.reverse import reverse
 from webapp.scenarios import services
 from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink, Team
 
+from . import result_types
+from .parsers import TextYAMLRenderer, YAMLTextRenderer
 from . import serializers as s
 
 Role = Membership.Role
@@ -47,8 +51,8 @@ class PreconditionRequired(exceptions.APIException):
     default_code = "precondition_required"
 
 
-def yaml_response(text, filename):
-    response = HttpResponse(text, content_type="application/yaml; charset=utf-8")
+def yaml_response(text, filename, media_type="application/yaml"):
+    response = HttpResponse(text, content_type=f"{media_type}; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
 
@@ -57,10 +61,22 @@ def slug(name):
     return "".join(c if c.isalnum() else "-" for c in name.lower()).strip("-") or "scenario"
 
 
-@extend_schema(parameters=[
+IF_MATCH = OpenApiParameter(
+    "If-Match", str, OpenApiParameter.HEADER,
+    description='The revision you edited, quoted: "3" (the ETag you read); 409 if it is no longer the current one.')
+REVISION_QUERY = OpenApiParameter("revision", int, description="The revision you edited, if not sent as If-Match.")
+YAML_TEXT = {"application/yaml": OpenApiTypes.STR}
+
+
+def raw_yaml(serializer):
+    """A JSON body, or the manifests as a raw YAML body (the other fields then come as query parameters)."""
+    return {"application/json": serializer, **YAML_TEXT}
+
+
+@extend_schema_view(list=extend_schema(parameters=[
     OpenApiParameter("team", str, description="Team id or name"),
     OpenApiParameter("search", str, description="Part of the scenario name"),
-])
+]))
 class ScenarioViewSet(viewsets.ModelViewSet):
     """Scenarios of the teams you belong to; others' scenarios answer 404."""
 
@@ -92,7 +108,12 @@ class ScenarioViewSet(viewsets.ModelViewSet):
     def retrieve(self, request, *args, **kwargs):
         return self.detail_response(self.get_object())
 
-    @extend_schema(request=s.ScenarioCreateSerializer, responses={201: s.ScenarioDetailSerializer})
+    @extend_schema(
+        request=raw_yaml(s.ScenarioCreateSerializer),
+        parameters=[OpenApiParameter(name, str, description=f"The {name} field, with a raw YAML body")
+                    for name in ("team", "name", "message")],
+        responses={201: s.ScenarioDetailSerializer},
+    )
     def create(self, request, *args, **kwargs):
         data = request.data.copy() if hasattr(request.data, "copy") else dict(request.data)
         for field in ("team", "name", "message"):
@@ -103,6 +124,10 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         scenario = services.create_scenario(author=request.user, **serializer.validated_data)
         location = reverse("api:scenario-detail", args=[scenario.pk], request=request)
         return self.detail_response(scenario, status.HTTP_201_CREATED, {"Location": location})
+
+    @extend_schema(request=s.ScenarioRenameSerializer, responses=s.ScenarioDetailSerializer)
+    def partial_update(self, request, *args, **kwargs):
+        return super().partial_update(request, *args, **kwargs)
 
     @extend_schema(request=s.ScenarioRenameSerializer, responses=s.ScenarioDetailSerializer)
     def update(self, request, *args, **kwargs):
@@ -121,7 +146,10 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @extend_schema(methods=["GET"], responses=s.RevisionSummarySerializer(many=True))
-    @extend_schema(methods=["POST"], request=s.RevisionCreateSerializer, responses={201: s.RevisionSerializer})
+    @extend_schema(methods=["POST"], request=raw_yaml(s.RevisionCreateSerializer),
+                   parameters=[IF_MATCH, REVISION_QUERY,
+                               OpenApiParameter("message", str, description="The message, with a raw YAML body")],
+                   responses={201: s.RevisionSerializer})
     @action(detail=True, methods=["get", "post"], url_path="revisions", url_name="revisions")
     def revisions(self, request, pk=None):
         scenario = self.get_object()
@@ -130,7 +158,10 @@ class ScenarioViewSet(viewsets.ModelViewSet):
             data = s.RevisionSummarySerializer(page, many=True, context=self.get_serializer_context()).data
             return self.get_paginated_response(data)
         require(scenario, request.user, Role.EDITOR)
-        serializer = s.RevisionCreateSerializer(data=request.data)
+        data = request.data.copy() if hasattr(request.data, "copy") else dict(request.data)
+        if "message" not in data and "message" in request.query_params:
+            data["message"] = request.query_params["message"]
+        serializer = s.RevisionCreateSerializer(data=data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         revision = services.save_revision(
@@ -152,7 +183,7 @@ class ScenarioViewSet(viewsets.ModelViewSet):
     def revision(self, request, pk=None, number=None):
         return Response(s.RevisionSerializer(self.get_revision(number), context=self.get_serializer_context()).data)
 
-    @extend_schema(request=None, responses={201: s.RevisionSerializer})
+    @extend_schema(request=None, parameters=[IF_MATCH, REVISION_QUERY], responses={201: s.RevisionSerializer})
     @action(detail=True, methods=["post"], url_path=r"revisions/(?P<number>[0-9]+)/restore", url_name="restore")
     def restore(self, request, pk=None, number=None):
         old = self.get_revision(number)
@@ -176,16 +207,19 @@ class ScenarioViewSet(viewsets.ModelViewSet):
 
     @extend_schema(
         parameters=[OpenApiParameter("revision", int, description="Default: the current revision")],
-        responses={(200, "application/yaml"): str},
+        # text/yaml when asked for (Accept: text/yaml): clients that only read text/* types take that one
+        responses={(200, "application/yaml"): str, (200, "text/yaml"): str},
     )
-    @action(detail=True, methods=["get"], url_path="manifests", url_name="manifests")
+    @action(detail=True, methods=["get"], url_path="manifests", url_name="manifests",
+            renderer_classes=[JSONRenderer, YAMLTextRenderer, TextYAMLRenderer])
     def manifests(self, request, pk=None):
         scenario = self.get_object()
         number = request.query_params.get("revision", str(scenario.current_revision))
         if not number.isdigit():
             raise exceptions.ValidationError({"revision": ["A revision number is expected."]})
         revision = self.get_revision(number)
-        return yaml_response(revision.manifests, f"{slug(scenario.name)}-r{revision.number}.yaml")
+        media_type = "text/yaml" if request.accepted_media_type == "text/yaml" else "application/yaml"
+        return yaml_response(revision.manifests, f"{slug(scenario.name)}-r{revision.number}.yaml", media_type)
 
     @extend_schema(methods=["GET"], responses=s.RunListSerializer(many=True))
     @extend_schema(methods=["POST"], request=s.RunCreateSerializer, responses={202: s.RunSerializer})
@@ -208,7 +242,8 @@ class ScenarioViewSet(viewsets.ModelViewSet):
 
     @extend_schema(methods=["GET"], responses=s.ShareLinkSerializer(many=True))
     @extend_schema(methods=["POST"], request=None, responses={201: s.NewShareLinkSerializer})
-    @action(detail=True, methods=["get", "post"], url_path="share-links", url_name="share-links")
+    @action(detail=True, methods=["get", "post"], url_path="share-links", url_name="share-links",
+            pagination_class=None)  # a scenario has few links: a plain list
     def share_links(self, request, pk=None):
         scenario = self.get_object()
         require(scenario, request.user, Role.OWNER)
@@ -217,6 +252,7 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         link, token = services.create_share_link(scenario, request.user)
         link.url = request.build_absolute_uri(f"/s/{token}/")
         link.api_url = reverse("api:shared-scenario", args=[token], request=request)
+        link.token = token
         return Response(s.NewShareLinkSerializer(link).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={204: None})
@@ -240,7 +276,7 @@ class RunViewSet(viewsets.ReadOnlyModelViewSet):
         visible = Scenario.objects.visible_to(self.request.user)
         return Run.objects.filter(scenario__in=visible).select_related("revision", "created_by")
 
-    @extend_schema(responses={200: dict})
+    @extend_schema(responses=result_types.RunPodsSerializer)
     @action(detail=True, methods=["get"], url_path="pods", url_name="pods")
     def pods(self, request, pk=None):
         """Per-pod outcome, node, nominated node and FailedScheduling message."""
@@ -318,7 +354,7 @@ class SharedScenarioView(GenericAPIView):
 
     permission_classes = [AllowAny]
     authentication_classes = []
-    serializer_class = s.ScenarioDetailSerializer
+    serializer_class = s.SharedScenarioSerializer
 
     def get_link(self, token):
         link = ShareLink.find(token)
@@ -326,29 +362,17 @@ class SharedScenarioView(GenericAPIView):
             raise exceptions.NotFound("This share link does not exist or was revoked.")
         return link
 
+    def get_serializer_context(self):
+        return {**super().get_serializer_context(), "token": self.kwargs["token"]}
+
     def get(self, request, token):
-        scenario = self.get_link(token).scenario
-        data = dict(self.get_serializer(scenario).data)
-        data.pop("links", None)
-        data["revisions"] = s.RevisionSummarySerializer(scenario.revisions.defer("manifests", "summary")[:50], many=True).data
-        data["runs"] = [
-            {"id": r.id, "status": r.status, "revision": r.revision.number, "created_at": r.created_at,
-             "url": reverse("api:shared-run", args=[token, r.pk], request=request)}
-            for r in scenario.runs.select_related("revision").defer(
-                "result", "manifests", "revision__manifests", "revision__summary")[:50]
-        ]
-        for revision in data["revisions"]:
-            revision.pop("url", None)
-        data.pop("url", None)
-        return Response(data)
+        return Response(self.get_serializer(self.get_link(token).scenario).data)
 
 
 class SharedRunView(SharedScenarioView):
-    serializer_class = s.RunSerializer
+    serializer_class = s.SharedRunSerializer
 
     def get(self, request, token, run_id):
         scenario = self.get_link(token).scenario
         run = get_object_or_404(Run.objects.select_related("revision"), scenario=scenario, pk=run_id)
-        data = dict(self.get_serializer(run).data)
-        data.pop("url", None)
-        return Response(data)
+        return Response(self.get_serializer(run).data)

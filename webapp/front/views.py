@@ -2,7 +2,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
-from django.http import HttpResponseNotFound, HttpResponseServerError
+from django.http import HttpResponseNotFound, HttpResponseServerError, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template import loader
 from django.urls import reverse
@@ -25,6 +25,8 @@ RUN_TEXT = ("result", "manifests", "revision__manifests", "revision__summary")
 
 
 def page_not_found(request, exception=None):
+    if request.path.startswith("/api/"):  # an API client reads DRF's error shape, not a page
+        return JsonResponse({"detail": "Not found."}, status=404)
     return HttpResponseNotFound(loader.render_to_string("404.html", request=request))
 
 
