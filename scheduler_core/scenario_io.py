@@ -88,7 +88,7 @@ def parse_fast(text: str) -> list[Any] | None:
     text = strip_bom(text)
     if text.lstrip().startswith("{"):
         try:
-            return [json.loads(text)]
+            return _json_stream(text)
         except json.JSONDecodeError:
             return None
     return _fast_yaml(text)
@@ -98,7 +98,7 @@ def _parse(text: str, filename: str) -> list[Any]:
     stripped = text.lstrip()
     if filename.endswith(".json") or stripped.startswith("{"):
         try:
-            return [json.loads(text)]
+            return _json_stream(text)
         except json.JSONDecodeError as e:
             if filename.endswith(".json"):
                 raise ScenarioError(filename, "", "", f"invalid JSON: {e.msg} (line {e.lineno}, "
@@ -113,6 +113,22 @@ def _parse(text: str, filename: str) -> list[Any]:
     for doc in docs:
         _check_aliasing(doc, filename)
     return docs
+
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _json_stream(text: str) -> list[Any]:
+    """One JSON value, or several one after the other, as ``kubectl cluster-info dump``
+    prints its lists and kubectl reads them (a JSON stream decoder)."""
+    decoder = json.JSONDecoder()
+    docs, end = [], 0
+    while True:
+        end = _WHITESPACE.match(text, end).end()
+        if end == len(text) and docs:
+            return docs
+        doc, end = decoder.raw_decode(text, end)
+        docs.append(doc)
 
 
 # Where YAML 1.2 (ryaml) and PyYAML's YAML 1.1 (go-yaml v2's, which kubectl uses) read
