@@ -93,6 +93,7 @@ def detail_context(request, scenario, form=None, stale=None):
         "share_links": scenario.share_links.filter(revoked_at__isnull=True),
         **node_rows(request, found),
         "kinds": dict(found["counts"]),
+        "load": summary.load_summary(head),
         "shown": shown,
     }
 
@@ -224,6 +225,7 @@ def run_context(run, poll_url, shared=False, show_all=False):
         "failed_scheduling": failed_scheduling(result),
         "events": shown_events,
         "evicted": result.get("evicted", []),
+        "ignored": result.get("ignored", []),
         "totals": {"pods": len(pods), "events": len(events), "nodes": len(found["nodes"])},
         "capped": len(shown_pods) < len(pods) or len(shown_events) < len(events) or len(shown_nodes) < len(found["nodes"]),
     }
