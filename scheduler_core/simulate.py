@@ -107,7 +107,8 @@ class Simulation:
         limit = 50 * (len(self.pending) + 1) + 1000
         while len(self.queue):
             if self.cycle >= limit:
-                self.warnings.append(f"stopped after {limit} scheduling cycles")
+                self.warnings.append(f"{self.scenario.source}: stopped after {limit} "
+                                     "scheduling cycles")
                 break
             qpi = self.queue.pop()
             pod = self.pending.get(qpi.pod.key)
