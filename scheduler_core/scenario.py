@@ -24,7 +24,7 @@ from .k8s.defaults import DEFAULT_NAMESPACE, namespace_labels
 from . import api_versions, daemonsets, volume_notice
 from .load_report import LoadReport
 from .scenario_io import decode_bytes, read_documents
-from .workloads import expand_workloads, replica_set_for
+from .workloads import expand_workloads, pods_by_replica_set, replica_set_for
 from .columnar import kernels
 
 # Built-in PriorityClasses every cluster has (pkg/apis/scheduling/types.go).
@@ -216,8 +216,12 @@ class _Builder:
         keeps (``<name>-<pod-template-hash>``): the hash of its running pods' ReplicaSet
         when the file has such pods, so they count as its replicas; so scaling it is a
         what-if and no replica is added twice."""
-        pods = [p for _, _, p in self.raw_pods if p.phase not in ("Succeeded", "Failed")]
-        return [(o, replica_set_for(w, pods), ts) for o, w, ts in self.deployments
+        orphans = [w for _, w, _ in self.deployments
+                   if (w.namespace, w.name) not in self.deployment_owned]
+        by_rs = pods_by_replica_set(p for _, _, p in self.raw_pods
+                                    if orphans and p.phase not in ("Succeeded", "Failed"))
+        return [(o, replica_set_for(w, by_rs.get(w.namespace)), ts)
+                for o, w, ts in self.deployments
                 if (w.namespace, w.name) not in self.deployment_owned]
 
     def _keep_schedulable(self, pods: list) -> list[tuple[int, t.Pod]]:

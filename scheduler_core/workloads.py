@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import replace
+from typing import Mapping
 
 from .k8s import labels as klabels
 from .k8s import types as t
@@ -36,14 +37,16 @@ def template_hash(w: t.Workload) -> str:
     return "".join(_ALPHANUMS[b % len(_ALPHANUMS)] for b in digest[:10])
 
 
-def replica_set_for(deploy: t.Workload, pods: list[t.Pod] = ()) -> t.Workload:
+def replica_set_for(deploy: t.Workload, by_owner: Mapping[str, list[t.Pod]] | None = None
+                    ) -> t.Workload:
     """The ReplicaSet a Deployment's controller keeps when the file has none of its
     ReplicaSets: selector and template labels gain ``pod-template-hash``
     (pkg/controller/deployment/sync.go getNewReplicaSet). When pods of the Deployment's
     ReplicaSets are in the file (``running_hashes``), it is the ReplicaSet of the newest
     of them, so they count as its replicas; the replicas of its other ReplicaSets (a
-    rollout under way) are taken off its own. Otherwise the hash is made up."""
-    running = running_hashes(deploy, pods)
+    rollout under way) are taken off its own. Otherwise the hash is made up.
+    ``by_owner``: the pods of the Deployment's namespace by controlling ReplicaSet name."""
+    running = running_hashes(deploy, by_owner or {})
     h, others = template_hash(deploy), 0
     if running:
         h = max(running, key=lambda k: (running[k][1], running[k][0]))
@@ -58,7 +61,8 @@ def replica_set_for(deploy: t.Workload, pods: list[t.Pod] = ()) -> t.Workload:
                       f"generated-{deploy.name}-{h}", selector, replicas, template)
 
 
-def running_hashes(deploy: t.Workload, pods) -> dict[str, tuple[int, float]]:
+def running_hashes(deploy: t.Workload, by_owner: Mapping[str, list[t.Pod]]
+                   ) -> dict[str, tuple[int, float]]:
     """{pod-template-hash: (active pods, newest creation time)} of the pods that belong to
     the Deployment through a ReplicaSet missing from the file: controlled by a ReplicaSet
     named ``<deployment>-<hash>``, in its namespace, selected by its selector, with the
@@ -67,17 +71,26 @@ def running_hashes(deploy: t.Workload, pods) -> dict[str, tuple[int, float]]:
     prefix = f"{deploy.name}-"
     selector = klabels.selector_from_label_selector(deploy.selector)
     out: dict[str, tuple[int, float]] = {}
+    for owner, pods in by_owner.items():
+        h = owner[len(prefix):]
+        if not owner.startswith(prefix) or not h:
+            continue
+        for p in pods:
+            if p.deletion_timestamp is not None or p.labels.get(POD_TEMPLATE_HASH, h) != h \
+                    or not selector.matches(p.labels):
+                continue
+            n, newest = out.get(h, (0, 0.0))
+            out[h] = (n + 1, max(newest, p.creation_timestamp))
+    return out
+
+
+def pods_by_replica_set(pods) -> dict[str, dict[str, list[t.Pod]]]:
+    """{namespace: {ReplicaSet name: pods it controls}} (controller owner references)."""
+    out: dict[str, dict[str, list[t.Pod]]] = {}
     for p in pods:
-        if p.namespace != deploy.namespace or p.deletion_timestamp is not None:
-            continue
         ref = next((r for r in p.owner_references if r.controller), None)
-        if ref is None or ref.kind != "ReplicaSet" or not ref.name.startswith(prefix):
-            continue
-        h = ref.name[len(prefix):]
-        if not h or p.labels.get(POD_TEMPLATE_HASH, h) != h or not selector.matches(p.labels):
-            continue
-        n, newest = out.get(h, (0, 0.0))
-        out[h] = (n + 1, max(newest, p.creation_timestamp))
+        if ref is not None and ref.kind == "ReplicaSet":
+            out.setdefault(p.namespace, {}).setdefault(ref.name, []).append(p)
     return out
 
 
