@@ -131,7 +131,9 @@ class _Builder:
         self.order += 1
         kind = doc.get("kind")
         if kind is None:
-            raise ScenarioError(self.file, f"object #{self.order}", "kind", "Required value")
+            name = _object_name(doc)
+            raise ScenarioError(self.file, f"object #{self.order}" + (f" ({name})" if name else ""),
+                                "kind", "Required value")
         if not isinstance(kind, str):
             raise ScenarioError(self.file, f"object #{self.order}", "kind", "must be a string")
         if kind == CONFIG_KIND:

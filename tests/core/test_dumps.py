@@ -39,8 +39,9 @@ def test_typed_list_items_take_their_kind_from_the_list(capsys) -> None:
 
 
 def test_an_item_of_a_plain_list_without_kind_is_still_refused() -> None:
-    with pytest.raises(ScenarioError, match="object #1: kind: Required value"):
-        load_scenario('{"kind": "List", "items": [{"metadata": {"name": "x"}}]}')
+    with pytest.raises(ScenarioError) as e:
+        load_scenario('{"kind": "List", "items": [{"metadata": {"name": "x", "namespace": "y"}}]}')
+    assert str(e.value) == "scenario.yaml: object #1 (y/x): kind: Required value"
 
 
 @dataclass

@@ -210,7 +210,7 @@ BAD = [
      "']' (line 2, column 1)"),
     ("a document that is not a mapping", "- 1\n- 2\n", "scenario.yaml: each document must be a "
      "Kubernetes object (a mapping), not list"),
-    ("missing kind", "apiVersion: v1\nmetadata: {name: x}\n", "scenario.yaml: object #1: kind: "
+    ("missing kind", "apiVersion: v1\nmetadata: {name: x}\n", "scenario.yaml: object #1 (x): kind: "
      "Required value"),
     ("missing name", "apiVersion: v1\nkind: Pod\nmetadata: {}\n", "scenario.yaml: Pod #1: "
      "metadata.name: Required value: name or generateName is required"),
