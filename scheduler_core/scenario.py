@@ -1,10 +1,12 @@
 """Kubernetes manifests -> a Scenario value.
 
 A scenario is what ``kubectl get ... -o yaml`` prints (a ``List`` or multi-document
-YAML, or JSON): Nodes, Pods, Services, ReplicationControllers, ReplicaSets,
-StatefulSets, PriorityClasses, PodDisruptionBudgets, Namespaces and at most one
+YAML, or JSON; typed lists such as ``NodeList`` too): Nodes, Pods, Services,
+ReplicationControllers, ReplicaSets, StatefulSets, Deployments, DaemonSets,
+PriorityClasses, PodDisruptionBudgets, Namespaces and at most one
 KubeSchedulerConfiguration. Bad input raises ``ScenarioError`` naming the file, the
-object and the field; unknown kinds become warnings. Priority is resolved as the
+object and the field; unknown kinds become one warning per kind, and the load's summary
+(``Scenario.summary``) says what was read, ignored and added. Priority is resolved as the
 Priority admission plugin does (plugin/pkg/admission/priority/admission.go, v1.34).
 """
 from __future__ import annotations
@@ -186,7 +188,7 @@ class _Builder:
         daemon_pods = self._daemon_set_pods(classes, [p for _, p in pods])
         ordered = expand_workloads(pods, workloads, daemon_pods)
         final = tuple(t.replace_pod(p, file_index=i) for i, p in enumerate(ordered))
-        self._report_added(ordered, len(pods))
+        self._report_added(ordered)
         self._foreign_schedulers(final, cfg)
         self._removed_versions()
         notice = volume_notice.warning(self.file, self.volumes, len(self.volumes))
@@ -265,7 +267,7 @@ class _Builder:
             out.append((order, daemonsets.missing_pods(ds, ts, self.nodes, pods, host_network)))
         return out
 
-    def _report_added(self, ordered: list[t.Pod], existing: int) -> None:
+    def _report_added(self, ordered: list[t.Pod]) -> None:
         """Count the pods the engine created, per owner."""
         counts: dict[str, int] = {}
         for p in ordered:
