@@ -5,7 +5,7 @@ decides with the template's nodeName, required node affinity and nodeSelector, a
 node's NoSchedule / NoExecute taints against the template's tolerations plus those the
 controller adds (util.AddOrUpdateDaemonPodTolerations). A node has a daemon pod when a
 pod controlled by the DaemonSet is bound to it, or pending with a node affinity naming
-it. The pod created for a node carries a required node affinity on ``metadata.name``
+it (any owner reference naming the DaemonSet). The pod created for a node carries a required node affinity on ``metadata.name``
 (util.ReplaceDaemonSetPodNodeNameNodeAffinity, since v1.12), so kube-scheduler binds it
 through the normal scheduling cycle (a new node of a what-if gets its daemon pods).
 """
@@ -86,9 +86,10 @@ def target_node(pod: t.Pod) -> str:
 
 
 def _owned_by(pod: t.Pod, ds: t.Workload) -> bool:
+    """An owner reference names the DaemonSet (the controller's own pods also say
+    ``controller: true``; a hand-written file may not)."""
     return pod.namespace == ds.namespace and any(
-        r.controller and r.kind == "DaemonSet" and r.name == ds.name
-        for r in pod.owner_references)
+        r.kind == "DaemonSet" and r.name == ds.name for r in pod.owner_references)
 
 
 def for_node(template: t.Pod, node: str) -> t.Affinity:
