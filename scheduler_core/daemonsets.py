@@ -4,10 +4,11 @@ Mirrors pkg/controller/daemon (v1.34): for each node, ``NodeShouldRunDaemonPod``
 decides with the template's nodeName, required node affinity and nodeSelector, and the
 node's NoSchedule / NoExecute taints against the template's tolerations plus those the
 controller adds (util.AddOrUpdateDaemonPodTolerations). A node has a daemon pod when a
-pod controlled by the DaemonSet is bound to it, or pending with a node affinity naming
-it (any owner reference naming the DaemonSet). The pod created for a node carries a required node affinity on ``metadata.name``
-(util.ReplaceDaemonSetPodNodeNameNodeAffinity, since v1.12), so kube-scheduler binds it
-through the normal scheduling cycle (a new node of a what-if gets its daemon pods).
+pod of the DaemonSet (an owner reference names it) is bound to it, or pending with a
+node affinity naming it. The pod created for a node carries a required node affinity on
+``metadata.name`` (util.ReplaceDaemonSetPodNodeNameNodeAffinity, since v1.12), so
+kube-scheduler binds it through the normal scheduling cycle (a new node of a what-if
+gets its daemon pods).
 """
 from __future__ import annotations
 
