@@ -300,3 +300,51 @@ spec:
         "were not applied (no volume plugins): 2 object(s) use PersistentVolumeClaims, "
         "ephemeral volumes or volumeClaimTemplates, placed as if their volumes could attach "
         "to any node",)
+
+
+@dataclass
+class Daemon:
+    name: str
+    node: str  # the node's spec and labels, in flow style
+    pod_spec: str  # extra fields of the DaemonSet's pod template spec
+    runs: bool
+
+
+DAEMONS = [
+    Daemon("a plain node runs it", "{}", "", True),
+    Daemon("network-unavailable is tolerated with hostNetwork",
+           "{taints: [{key: node.kubernetes.io/network-unavailable, effect: NoSchedule}]}",
+           "hostNetwork: true,", True),
+    Daemon("network-unavailable is not tolerated without hostNetwork",
+           "{taints: [{key: node.kubernetes.io/network-unavailable, effect: NoSchedule}]}", "",
+           False),
+    Daemon("a PreferNoSchedule taint does not keep it off", "{taints: [{key: k, effect: "
+           "PreferNoSchedule}]}", "", True),
+    Daemon("a NoExecute taint it does not tolerate keeps it off",
+           "{taints: [{key: k, effect: NoExecute}]}", "", False),
+    Daemon("its own toleration lets it on", "{taints: [{key: k, effect: NoExecute}]}",
+           "tolerations: [{key: k, operator: Exists}],", True),
+    Daemon("a required node affinity that excludes the node keeps it off", "{}",
+           "affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+           "{nodeSelectorTerms: [{matchExpressions: [{key: kubernetes.io/hostname, "
+           "operator: NotIn, values: [n]}]}]}}},", False),
+]
+
+
+@pytest.mark.parametrize("case", DAEMONS, ids=lambda c: c.name)
+def test_the_daemonset_controller_decides_per_node(case: Daemon) -> None:
+    text = f"""apiVersion: v1
+kind: Node
+metadata: {{name: n, labels: {{kubernetes.io/hostname: n}}}}
+spec: {case.node}
+status: {{allocatable: {{cpu: "1", memory: 1Gi, pods: "10"}}}}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {{name: d}}
+spec:
+  selector: {{matchLabels: {{app: d}}}}
+  template: {{metadata: {{labels: {{app: d}}}}, spec: {{{case.pod_spec} containers: [{{name: c}}]}}}}
+"""
+    r = simulate(load_scenario(text))
+    assert [p["outcome"] for p in r["pods"]] == (["Scheduled"] if case.runs else [])
