@@ -348,3 +348,26 @@ spec:
 """
     r = simulate(load_scenario(text))
     assert [p["outcome"] for p in r["pods"]] == (["Scheduled"] if case.runs else [])
+
+
+# --- all of it at once: a support bundle ---------------------------------------------------------
+BUNDLE = D / "support-bundle.json"  # UTF-8 BOM, typed lists one after the other, as an EKS bundle
+NEW_NODE = """
+{"kind": "Node", "apiVersion": "v1", "metadata": {"name": "ip-10-0-3-1.ec2.internal",
+ "labels": {"kubernetes.io/os": "linux"}},
+ "status": {"allocatable": {"cpu": "1930m", "memory": "3388360Ki", "pods": "29"}}}
+"""
+
+
+def test_a_support_bundle_simulates_with_nothing_moved_and_nothing_invented(capsys) -> None:
+    code, doc, err = run_cli(capsys, "simulate", str(BUNDLE))
+    assert (code, doc["pods"], doc["evicted"], doc["ignored"]) == (0, [], [], [])
+    assert [line.split(": ")[2] for line in err] == ["Event", "ConfigMap", "Pod shop/db-0, StatefulSet shop/db"]
+
+
+def test_a_node_added_to_a_support_bundle_gets_its_daemonset_pods() -> None:
+    text = BUNDLE.read_bytes().decode("utf-8-sig")
+    r = simulate(load_scenario(text.replace("\n{\n    \"kind\": \"PodList\"",
+                                            NEW_NODE + "\n{\n    \"kind\": \"PodList\"", 1)))
+    assert sorted((p["pod"].split("/")[1].rsplit("-", 1)[0], p["node"]) for p in r["pods"]) == [
+        ("aws-node", "ip-10-0-3-1.ec2.internal"), ("kube-proxy", "ip-10-0-3-1.ec2.internal")]
