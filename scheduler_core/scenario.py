@@ -1,10 +1,12 @@
 """Kubernetes manifests -> a Scenario value.
 
 A scenario is what ``kubectl get ... -o yaml`` prints (a ``List`` or multi-document
-YAML, or JSON): Nodes, Pods, Services, ReplicationControllers, ReplicaSets,
-StatefulSets, PriorityClasses, PodDisruptionBudgets, Namespaces and at most one
+YAML, or JSON; typed lists such as ``NodeList`` too): Nodes, Pods, Services,
+ReplicationControllers, ReplicaSets, StatefulSets, Deployments, DaemonSets,
+PriorityClasses, PodDisruptionBudgets, Namespaces and at most one
 KubeSchedulerConfiguration. Bad input raises ``ScenarioError`` naming the file, the
-object and the field; unknown kinds become warnings. Priority is resolved as the
+object and the field; unknown kinds become one warning per kind, and the load's summary
+(``Scenario.summary``) says what was read, ignored and added. Priority is resolved as the
 Priority admission plugin does (plugin/pkg/admission/priority/admission.go, v1.34).
 """
 from __future__ import annotations
@@ -16,12 +18,15 @@ from typing import Any, Mapping
 
 from . import config as sconfig
 from .errors import ScenarioError
+from .k8s import labels as klabels
 from .k8s import manifests as mf
 from .k8s import types as t
 from .k8s.decode import Decoder
 from .k8s.defaults import DEFAULT_NAMESPACE, namespace_labels
-from .scenario_io import read_documents
-from .workloads import expand_workloads, replica_set_for
+from . import api_versions, daemonsets, volume_notice
+from .load_report import LoadReport
+from .scenario_io import decode_bytes, read_documents
+from .workloads import expand_workloads, pods_by_replica_set, replica_set_for
 from .columnar import kernels
 
 # Built-in PriorityClasses every cluster has (pkg/apis/scheduling/types.go).
@@ -33,7 +38,11 @@ WORKLOAD_KINDS = ("ReplicationController", "ReplicaSet", "StatefulSet")
 IGNORED_KINDS: tuple[str, ...] = ()
 CONFIG_KIND = "KubeSchedulerConfiguration"
 NAMESPACED = {"Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet",
-              "PodDisruptionBudget", "Deployment"}
+              "PodDisruptionBudget", "Deployment", "DaemonSet"}
+# Why an object of a kind the engine does not read is left out (summary and warning).
+NOT_READ = "kind not read by the scheduler"
+# apps/v1 workloads: spec.selector is required and must select the template's labels.
+SELECTOR_REQUIRED = ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet")
 
 
 @dataclass(frozen=True)
@@ -51,6 +60,9 @@ class Scenario:
         default_factory=sconfig.default_configuration)
     warnings: tuple[str, ...] = ()
     source: str = "scenario.yaml"
+    # what the load did (load_report.LoadReport.summary): objects read and ignored per
+    # kind and why, pods added by workloads and DaemonSets, the warnings
+    summary: Mapping[str, Any] = field(default_factory=dict)
 
     def pod(self, key: str) -> t.Pod | None:
         """The pod named ``namespace/name``, or None."""
@@ -70,12 +82,12 @@ def load_scenario_file(path: str | Path, config_path: str | Path | None = None) 
 
 def _read_text(path: str) -> str:
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return decode_bytes(Path(path).read_bytes(), path)
     except FileNotFoundError:
         raise ScenarioError(path, "", "", "no such file") from None
     except IsADirectoryError:
         raise ScenarioError(path, "", "", "is a directory") from None
-    except (OSError, UnicodeDecodeError) as e:
+    except OSError as e:
         raise ScenarioError(path, "", "", f"cannot read: {e}") from None
 
 
@@ -105,11 +117,15 @@ class _Builder:
         self.workloads: list[tuple[int, t.Workload, float]] = []
         self.deployments: list[tuple[int, t.Workload, float]] = []
         self.deployment_owned: set[tuple[str, str]] = set()  # (namespace, Deployment name)
+        self.daemon_sets: list[tuple[int, t.Workload, float]] = []
+        self.host_network: set[tuple[str, str]] = set()  # DaemonSets with hostNetwork
         self.classes: dict[str, t.PriorityClass] = {}
         self.pdbs: list[t.PodDisruptionBudget] = []
         self.namespaces: dict[str, dict[str, str]] = {}
         self.config_doc: dict | None = None
-        self.warnings: list[str] = []
+        self.report = LoadReport(file)
+        self.removed: dict[tuple[str, str], list[str]] = {}  # (apiVersion, kind) -> objects
+        self.volumes: list[str] = []  # "Kind ns/name" of objects with volume claims
         self.memo: dict = {}  # Decoder.interned: repeated manifest values decoded once
 
     def add(self, doc: dict) -> None:
@@ -117,18 +133,22 @@ class _Builder:
         self.order += 1
         kind = doc.get("kind")
         if kind is None:
-            raise ScenarioError(self.file, f"object #{self.order}", "kind", "Required value")
+            name = _object_name(doc)
+            raise ScenarioError(self.file, f"object #{self.order}" + (f" ({name})" if name else ""),
+                                "kind", "Required value")
         if not isinstance(kind, str):
             raise ScenarioError(self.file, f"object #{self.order}", "kind", "must be a string")
         if kind == CONFIG_KIND:
             return self._add_config(doc)
         handler = _HANDLERS.get(kind)
         if handler is None:
-            if kind not in IGNORED_KINDS:
-                self.warnings.append(f"{self.file}: ignoring object #{self.order} of unsupported "
-                                     f"kind {kind!r}")
+            self.report.ignore(kind, NOT_READ, _object_name(doc), warn=kind not in IGNORED_KINDS)
             return
         d, name, ns = self._identify(kind, doc)
+        self.report.count_read(kind)
+        api_version = doc.get("apiVersion")
+        if isinstance(api_version, str) and api_versions.removed(api_version, kind):
+            self.removed.setdefault((api_version, kind), []).append(f"{ns}/{name}" if ns else name)
         handler(self, d, doc, name, ns)
 
     def _identify(self, kind: str, doc: dict) -> tuple[Decoder, str, str]:
@@ -151,6 +171,7 @@ class _Builder:
         return Decoder(self.file, label, self.memo), name, ns
 
     def _add_config(self, doc: dict) -> None:
+        self.report.count_read(CONFIG_KIND)
         if self.config_doc is not None:
             raise ScenarioError(self.file, CONFIG_KIND, "",
                                 "at most one KubeSchedulerConfiguration may be given")
@@ -164,15 +185,23 @@ class _Builder:
         workloads = [(o, replace(w, template=_resolve_template(w, classes, self.file)), ts)
                      for o, w, ts in self.workloads + self._deployment_replica_sets()]
         pods = self._keep_schedulable(pods)
-        ordered = expand_workloads(pods, workloads)
+        daemon_pods = self._daemon_set_pods(classes, [p for _, p in pods])
+        ordered = expand_workloads(pods, workloads, daemon_pods)
         final = tuple(t.replace_pod(p, file_index=i) for i, p in enumerate(ordered))
+        self._report_added(ordered)
+        self._foreign_schedulers(final, cfg)
+        self._removed_versions()
+        notice = volume_notice.warning(self.file, self.volumes, len(self.volumes))
+        if notice:
+            self.report.warn(notice)
         if len(self.nodes) >= kernels.MIN_NODES:
             kernels.warm()  # a large cluster runs compiled loops: get them ready now
+        warnings = tuple(self.report.ignored_warnings() + self.report.warnings + cfg_warnings)
         return Scenario(
             nodes=tuple(self.nodes), pods=final, services=tuple(self.services),
             workloads=tuple(w for _, w, _ in workloads), priority_classes=dict(self.classes),
             pdbs=tuple(self.pdbs), namespaces=self.namespaces, config=cfg,
-            warnings=tuple(self.warnings + cfg_warnings), source=self.file)
+            warnings=warnings, source=self.file, summary=self.report.summary(warnings))
 
     def _configuration(self, config_text: str | None, config_filename: str):
         if config_text is not None:
@@ -188,23 +217,90 @@ class _Builder:
 
     def _deployment_replica_sets(self) -> list[tuple[int, t.Workload, float]]:
         """A Deployment without a ReplicaSet in the scenario gets the one its controller
-        would create (``<name>-<pod-template-hash>``), so scaling it is a what-if."""
-        return [(o, replica_set_for(w), ts) for o, w, ts in self.deployments
+        keeps (``<name>-<pod-template-hash>``): the hash of its running pods' ReplicaSet
+        when the file has such pods, so they count as its replicas; so scaling it is a
+        what-if and no replica is added twice."""
+        orphans = [w for _, w, _ in self.deployments
+                   if (w.namespace, w.name) not in self.deployment_owned]
+        by_rs = pods_by_replica_set(p for _, _, p in self.raw_pods
+                                    if orphans and p.phase not in ("Succeeded", "Failed"))
+        return [(o, replica_set_for(w, by_rs.get(w.namespace)), ts)
+                for o, w, ts in self.deployments
                 if (w.namespace, w.name) not in self.deployment_owned]
 
     def _keep_schedulable(self, pods: list) -> list[tuple[int, t.Pod]]:
-        """Drop finished pods and pods bound to unknown nodes (with a warning)."""
+        """Drop finished pods and pods bound to nodes the file lacks (one warning per
+        node); a file whose pods are bound but that has no node at all is refused."""
         node_names = {n.name for n in self.nodes}
-        out = []
+        out, orphans = [], {}
         for order, d, p in pods:
             if p.phase in ("Succeeded", "Failed"):
+                self.report.ignore("Pod", f"phase {p.phase}: a finished pod holds no "
+                                   "resources", p.key, warn=False)
                 continue
             if p.node_name and p.node_name not in node_names:
-                self.warnings.append(f"{self.file}: {d.label}: spec.nodeName: node "
-                                     f"{p.node_name!r} is not in the scenario; pod ignored")
+                orphans.setdefault(p.node_name, []).append(p.key)
+                self.report.ignore("Pod", "bound to a node that is not in the file", p.key,
+                                   warn=False)
                 continue
             out.append((order, p))
+        if orphans and not self.nodes:
+            count = sum(len(v) for v in orphans.values())
+            raise ScenarioError(self.file, "", "", f"the file has {count} pod(s) bound to "
+                                f"nodes ({', '.join(sorted(orphans)[:3])}"
+                                f"{', ...' if len(orphans) > 3 else ''}) but no Node objects: "
+                                "add the nodes (kubectl get nodes -o yaml) to simulate")
+        for node, keys in orphans.items():
+            self.report.warn_group("Pod", keys, len(keys), "spec.nodeName",
+                                   f"node {node!r} is not in the scenario; "
+                                   + ("pod ignored" if len(keys) == 1
+                                      else f"{len(keys)} pods ignored"))
         return out
+
+    def _daemon_set_pods(self, classes: Mapping[str, t.PriorityClass], pods: list[t.Pod]
+                         ) -> list[tuple[int, list[t.Pod]]]:
+        """Each DaemonSet's pods for the eligible nodes that lack one (daemonsets.py)."""
+        out = []
+        for order, ds, ts in self.daemon_sets:
+            ds = replace(ds, template=_resolve_template(ds, classes, self.file))
+            host_network = (ds.namespace, ds.name) in self.host_network
+            out.append((order, daemonsets.missing_pods(ds, ts, self.nodes, pods, host_network)))
+        return out
+
+    def _report_added(self, ordered: list[t.Pod]) -> None:
+        """Count the pods the engine created, per owner."""
+        counts: dict[str, int] = {}
+        for p in ordered:
+            if p.uid.startswith("generated-") and p.owner_references:
+                ref = p.owner_references[0]
+                owner = f"{ref.kind} {p.namespace}/{ref.name}"
+                counts[owner] = counts.get(owner, 0) + 1
+        for owner, n in counts.items():
+            self.report.add(owner, n)
+
+    def _foreign_schedulers(self, pods: tuple[t.Pod, ...], cfg) -> None:
+        """Pending pods whose schedulerName matches no profile: kube-scheduler never
+        takes them (another scheduler's), one warning per scheduler name."""
+        foreign: dict[str, list[str]] = {}
+        for p in pods:
+            if not p.node_name and p.scheduler_name not in cfg.profiles:
+                foreign.setdefault(p.scheduler_name, []).append(p.key)
+        for name, keys in foreign.items():
+            reason = f"schedulerName {name!r} matches no profile: another scheduler's pod"
+            for key in keys:
+                self.report.ignore("Pod", reason, key, warn=False)
+            self.report.warn_group("Pod", keys, len(keys), "spec.schedulerName",
+                                   f"{name!r} matches no profile of the configuration; "
+                                   "kube-scheduler leaves the pod to that scheduler, so it is "
+                                   "not simulated (listed under \"ignored\")")
+
+    def _removed_versions(self) -> None:
+        for (api_version, kind), names in self.removed.items():
+            release, current = api_versions.removed(api_version, kind)
+            self.report.warn_group(kind, names, len(names), "apiVersion",
+                                   f"{api_version} is no longer served since Kubernetes "
+                                   f"{release} (kube-apiserver v1.34 refuses it); read as "
+                                   f"{current}")
 
     # --- per kind ----------------------------------------------------------------------
     def _node(self, d: Decoder, doc: dict, name: str, ns: str) -> None:
@@ -212,6 +308,8 @@ class _Builder:
                                  **mf.read_node_fields(d, doc)))
 
     def _pod(self, d: Decoder, doc: dict, name: str, ns: str) -> None:
+        if volume_notice.uses_claims(doc.get("spec")):
+            self.volumes.append(d.label)
         fields = mf.read_pod_meta(d, doc.get("metadata"), "metadata")
         fields.update(mf.read_pod_spec(d, doc.get("spec"), "spec"))
         status = d.obj(doc.get("status"), "status")
@@ -244,16 +342,55 @@ class _Builder:
         template = self._template(d, spec.get("template"), ns)
         if kind == "ReplicationController" and selector is None and template is not None:
             selector = t.LabelSelector(dict(template.labels))  # RC defaults to template labels
+        selector = self._check_selector(d, doc, selector, template)
+        if self._claims_volumes(spec):
+            self.volumes.append(d.label)
         w = t.Workload(kind, name, ns, d.str(meta.get("uid"), "metadata.uid"), selector,
                        replicas, template)
         entry = (self.order, w, d.time(meta.get("creationTimestamp"), "metadata.creationTimestamp"))
         if kind == "Deployment":
             self.deployments.append(entry)
             return
+        if kind == "DaemonSet":
+            self.daemon_sets.append(entry)
+            tpl = spec.get("template") or {}
+            if isinstance(tpl, dict) and (tpl.get("spec") or {}).get("hostNetwork") is True:
+                self.host_network.add((ns, name))
+            return
         for ref in mf.read_pod_meta(d, meta, "metadata")["owner_references"]:
             if ref.kind == "Deployment":
                 self.deployment_owned.add((ns, ref.name))
         self.workloads.append(entry)
+
+    def _check_selector(self, d: Decoder, doc: dict, selector: t.LabelSelector | None,
+                        template: t.Pod | None) -> t.LabelSelector | None:
+        """apps/v1 validation (ValidateDeploymentSpec and its siblings): a selector is
+        required, not empty, and selects the template's labels. The removed versions
+        that defaulted it from the template's labels still do (with their warning)."""
+        kind, api_version = doc["kind"], doc.get("apiVersion")
+        if kind not in SELECTOR_REQUIRED or template is None:
+            return selector
+        if selector is None and api_version in api_versions.SELECTOR_FROM_TEMPLATE:
+            return t.LabelSelector(dict(template.labels))
+        if api_version != "apps/v1" and not api_versions.removed(str(api_version), kind):
+            return selector  # no apiVersion: read as written
+        if selector is None:
+            raise d.fail("spec.selector", "Required value")
+        if not selector.match_labels and not selector.match_expressions:
+            raise d.fail("spec.selector", "Invalid value: {}: empty selector is invalid for "
+                         f"{kind.lower()}")
+        if not klabels.selector_from_label_selector(selector).matches(template.labels):
+            raise d.fail("spec.template.metadata.labels", "Invalid value: "
+                         f"{dict(template.labels)}: `selector` does not match template `labels`")
+        return selector
+
+    @staticmethod
+    def _claims_volumes(spec: Mapping[str, Any]) -> bool:
+        """A StatefulSet's volumeClaimTemplates, or claims in any workload's template."""
+        if spec.get("volumeClaimTemplates"):
+            return True
+        tpl = spec.get("template")
+        return isinstance(tpl, dict) and volume_notice.uses_claims(tpl.get("spec"))
 
     def _template(self, d: Decoder, v: Any, ns: str) -> t.Pod | None:
         if v is None:
@@ -293,9 +430,21 @@ _HANDLERS = {
     "Node": _Builder._node, "Pod": _Builder._pod, "Service": _Builder._service,
     "ReplicationController": _Builder._workload, "ReplicaSet": _Builder._workload,
     "StatefulSet": _Builder._workload, "Deployment": _Builder._workload,
+    "DaemonSet": _Builder._workload,
     "PriorityClass": _Builder._priority_class,
     "PodDisruptionBudget": _Builder._pdb, "Namespace": _Builder._namespace,
 }
+
+
+def _object_name(doc: dict) -> str:
+    """``ns/name`` or ``name`` of a raw object, for naming it in a warning ("" if none)."""
+    meta = doc.get("metadata")
+    if not isinstance(meta, dict):
+        return ""
+    name, ns = meta.get("name"), meta.get("namespace")
+    if not isinstance(name, str):
+        return ""
+    return f"{ns}/{name}" if isinstance(ns, str) and ns else name
 
 
 def _raw_pod(name: str, ns: str, fields: dict) -> t.Pod:

@@ -45,11 +45,36 @@ MAX_ALIAS_RATIO = 10
 ERR_EXCESSIVE_ALIASING = "document contains excessive aliasing"
 
 
+BOM = "\ufeff"
+
+
+def decode_bytes(data: bytes, filename: str) -> str:
+    """A file's bytes as text, the way kubectl reads manifests (``unicode.BOMOverride``
+    around a UTF-8 decoder in k8s.io/cli-runtime's FileVisitor): a UTF-8 byte-order mark
+    is dropped, a UTF-16 one (little- or big-endian, as Windows PowerShell writes files)
+    decodes the rest as UTF-16, anything else is UTF-8."""
+    try:
+        if data.startswith(b"\xef\xbb\xbf"):
+            return data[3:].decode("utf-8")
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            return data.decode("utf-16")
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ScenarioError(filename, "", "", f"cannot read: not UTF-8 text, nor UTF-16 with "
+                            f"a byte-order mark (byte {e.start})") from None
+
+
+def strip_bom(text: str) -> str:
+    """The text without a leading byte-order mark (kept by a decoder that does not drop
+    it, or pasted with the text)."""
+    return text[1:] if text.startswith(BOM) else text
+
+
 def read_documents(text: str, filename: str, parsed: list[Any] | None = None
                    ) -> Iterator[dict]:
     """Each Kubernetes object in the text, ``List`` items flattened, in file order
     (``parsed``: the text's documents, when the caller has parsed them already)."""
-    for doc in parsed if parsed is not None else _parse(text, filename):
+    for doc in parsed if parsed is not None else _parse(strip_bom(text), filename):
         if doc is None:
             continue
         yield from _flatten(doc, filename)
@@ -60,9 +85,10 @@ def parse_fast(text: str) -> list[Any] | None:
     aliases, nothing YAML 1.1 reads differently), else None: then only ``read_documents``
     parses it, with PyYAML's checks and error messages. A caller may inspect these
     documents (e.g. limit their depth) and hand them to ``load_scenario``."""
+    text = strip_bom(text)
     if text.lstrip().startswith("{"):
         try:
-            return [json.loads(text)]
+            return _json_stream(text)
         except json.JSONDecodeError:
             return None
     return _fast_yaml(text)
@@ -72,7 +98,7 @@ def _parse(text: str, filename: str) -> list[Any]:
     stripped = text.lstrip()
     if filename.endswith(".json") or stripped.startswith("{"):
         try:
-            return [json.loads(text)]
+            return _json_stream(text)
         except json.JSONDecodeError as e:
             if filename.endswith(".json"):
                 raise ScenarioError(filename, "", "", f"invalid JSON: {e.msg} (line {e.lineno}, "
@@ -87,6 +113,22 @@ def _parse(text: str, filename: str) -> list[Any]:
     for doc in docs:
         _check_aliasing(doc, filename)
     return docs
+
+
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _json_stream(text: str) -> list[Any]:
+    """One JSON value, or several one after the other, as ``kubectl cluster-info dump``
+    prints its lists and kubectl reads them (a JSON stream decoder)."""
+    decoder = json.JSONDecoder()
+    docs, end = [], 0
+    while True:
+        end = _WHITESPACE.match(text, end).end()
+        if end == len(text) and docs:
+            return docs
+        doc, end = decoder.raw_decode(text, end)
+        docs.append(doc)
 
 
 # Where YAML 1.2 (ryaml) and PyYAML's YAML 1.1 (go-yaml v2's, which kubectl uses) read
@@ -156,16 +198,25 @@ def _check_aliasing(doc: Any, filename: str) -> None:
             raise ScenarioError(filename, "", "", f"invalid YAML: {ERR_EXCESSIVE_ALIASING}")
 
 
-def _flatten(doc: Any, filename: str) -> Iterator[dict]:
+def _flatten(doc: Any, filename: str, typed: tuple[str, Any] | None = None
+             ) -> Iterator[dict]:
+    """The document, or its items if it is a list. The items of a typed list
+    (``NodeList``, ``PodList``: what the raw API, ``kubectl cluster-info dump`` and support
+    bundles write) carry no kind or apiVersion; like kubectl, take them from the list
+    (``typed``: the item kind and the list's apiVersion). Items are copied, never changed."""
     if not isinstance(doc, dict):
         raise ScenarioError(filename, "", "", "each document must be a Kubernetes object "
                             f"(a mapping), not {type(doc).__name__}")
     kind = doc.get("kind")
+    if kind is None and typed is not None:
+        doc = {**doc, "kind": typed[0], "apiVersion": doc.get("apiVersion") or typed[1]}
+        kind = typed[0]
     if isinstance(kind, str) and kind.endswith("List") and "items" in doc:
         items = doc.get("items") or []
         if not isinstance(items, list):
             raise ScenarioError(filename, kind, "items", "must be a list")
+        item_kind = (kind[:-len("List")], doc.get("apiVersion")) if kind != "List" else None
         for item in items:
-            yield from _flatten(item, filename)
+            yield from _flatten(item, filename, item_kind)
         return
     yield doc

@@ -90,9 +90,7 @@ class Simulation:
             if pod.node_name:
                 continue
             fwk = self.frameworks.get(pod.scheduler_name)
-            if fwk is None:
-                self.warnings.append(f"pod {pod.key}: schedulerName {pod.scheduler_name!r} "
-                                     "matches no profile; kube-scheduler ignores it")
+            if fwk is None:  # another scheduler's pod (the load warned about it)
                 self.unhandled.append(pod)
                 continue
             self.pending[pod.key] = pod
@@ -109,7 +107,8 @@ class Simulation:
         limit = 50 * (len(self.pending) + 1) + 1000
         while len(self.queue):
             if self.cycle >= limit:
-                self.warnings.append(f"stopped after {limit} scheduling cycles")
+                self.warnings.append(f"{self.scenario.source}: stopped after {limit} "
+                                     "scheduling cycles")
                 break
             qpi = self.queue.pop()
             pod = self.pending.get(qpi.pod.key)
@@ -302,17 +301,17 @@ class Simulation:
         self.events.append(ev)
 
     # --- output ------------------------------------------------------------------------
+    def ignored(self) -> list[dict]:
+        """Pending pods no profile is responsible for: not in ``pods`` (they are neither
+        scheduled nor unschedulable), each with the reason."""
+        return [{"pod": p.key, "reason": ignored_reason(p)} for p in self.unhandled]
+
     def result(self) -> dict:
         """The JSON-ready result: contract keys first, then events, cycles, nodes, warnings."""
         pods = list(self.results.values())
         pods += [{"pod": p.key, "outcome": GATED, "node": None} for p in self.gated]
-        # schedule_one.go frameworkForPod's error text
-        pods += [{"pod": p.key, "outcome": UNSCHEDULABLE, "node": None,
-                  "nominatedNode": p.nominated_node_name or None,
-                  "message": f"profile not found for scheduler name {_go_quote(p.scheduler_name)}"}
-                 for p in self.unhandled]
-        out = {"pods": pods, "evicted": list(self.evicted), "events": self.events,
-               "cycles": self.cycles}
+        out = {"pods": pods, "evicted": list(self.evicted), "ignored": self.ignored(),
+               "events": self.events, "cycles": self.cycles}
         if self.detail:
             out["explanations"] = self.explanations
             out["preemptions"] = self.preemptions
@@ -320,6 +319,13 @@ class Simulation:
         out["nodes"] = trace.nodes_json(self.node_infos.values())
         out["warnings"] = self.warnings
         return out
+
+
+def ignored_reason(pod: Pod) -> str:
+    """Why a pending pod is not simulated: kube-scheduler only takes pods whose
+    schedulerName is one of its profiles (eventhandlers.go responsibleForPod)."""
+    return (f"schedulerName {_go_quote(pod.scheduler_name)} matches no profile: another "
+            "scheduler's pod, which kube-scheduler never tries")
 
 
 def _go_quote(s: str) -> str:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import replace
+from typing import Mapping
 
+from .k8s import labels as klabels
 from .k8s import types as t
 
 # k8s.io/apimachinery/pkg/util/rand alphanums: no vowels, no confusable digits.
@@ -35,17 +37,61 @@ def template_hash(w: t.Workload) -> str:
     return "".join(_ALPHANUMS[b % len(_ALPHANUMS)] for b in digest[:10])
 
 
-def replica_set_for(deploy: t.Workload) -> t.Workload:
-    """The ReplicaSet a Deployment's controller creates: selector and template labels
-    gain ``pod-template-hash`` (pkg/controller/deployment/sync.go getNewReplicaSet)."""
-    h = template_hash(deploy)
+def replica_set_for(deploy: t.Workload, by_owner: Mapping[str, list[t.Pod]] | None = None
+                    ) -> t.Workload:
+    """The ReplicaSet a Deployment's controller keeps when the file has none of its
+    ReplicaSets: selector and template labels gain ``pod-template-hash``
+    (pkg/controller/deployment/sync.go getNewReplicaSet). When pods of the Deployment's
+    ReplicaSets are in the file (``running_hashes``), it is the ReplicaSet of the newest
+    of them, so they count as its replicas; the replicas of its other ReplicaSets (a
+    rollout under way) are taken off its own. Otherwise the hash is made up.
+    ``by_owner``: the pods of the Deployment's namespace by controlling ReplicaSet name."""
+    running = running_hashes(deploy, by_owner or {})
+    h, others = template_hash(deploy), 0
+    if running:
+        h = max(running, key=lambda k: (running[k][1], running[k][0]))
+        others = sum(n for k, (n, _) in running.items() if k != h)
     sel = deploy.selector or t.LabelSelector()
     selector = replace(sel, match_labels={**sel.match_labels, POD_TEMPLATE_HASH: h})
     template = deploy.template
     if template is not None:
         template = replace(template, labels={**template.labels, POD_TEMPLATE_HASH: h})
+    replicas = None if deploy.replicas is None else max(0, deploy.replicas - others)
     return t.Workload("ReplicaSet", f"{deploy.name}-{h}", deploy.namespace,
-                      f"generated-{deploy.name}-{h}", selector, deploy.replicas, template)
+                      f"generated-{deploy.name}-{h}", selector, replicas, template)
+
+
+def running_hashes(deploy: t.Workload, by_owner: Mapping[str, list[t.Pod]]
+                   ) -> dict[str, tuple[int, float]]:
+    """{pod-template-hash: (active pods, newest creation time)} of the pods that belong to
+    the Deployment through a ReplicaSet missing from the file: controlled by a ReplicaSet
+    named ``<deployment>-<hash>``, in its namespace, selected by its selector, with the
+    ``pod-template-hash`` label (when set) equal to that hash; as the Deployment
+    controller adopts them (getReplicaSetsForDeployment, then the ReplicaSet's pods)."""
+    prefix = f"{deploy.name}-"
+    selector = klabels.selector_from_label_selector(deploy.selector)
+    out: dict[str, tuple[int, float]] = {}
+    for owner, pods in by_owner.items():
+        h = owner[len(prefix):]
+        if not owner.startswith(prefix) or not h:
+            continue
+        for p in pods:
+            if p.deletion_timestamp is not None or p.labels.get(POD_TEMPLATE_HASH, h) != h \
+                    or not selector.matches(p.labels):
+                continue
+            n, newest = out.get(h, (0, 0.0))
+            out[h] = (n + 1, max(newest, p.creation_timestamp))
+    return out
+
+
+def pods_by_replica_set(pods) -> dict[str, dict[str, list[t.Pod]]]:
+    """{namespace: {ReplicaSet name: pods it controls}} (controller owner references)."""
+    out: dict[str, dict[str, list[t.Pod]]] = {}
+    for p in pods:
+        ref = next((r for r in p.owner_references if r.controller), None)
+        if ref is not None and ref.kind == "ReplicaSet":
+            out.setdefault(p.namespace, {}).setdefault(ref.name, []).append(p)
+    return out
 
 
 def _owned(pod: t.Pod, w: t.Workload) -> bool:
@@ -84,12 +130,17 @@ def _names(w: t.Workload, taken: set[str], count: int) -> list[str]:
 
 
 def expand_workloads(pods: list[tuple[int, t.Pod]],
-                     workloads: list[tuple[int, t.Workload, float]]) -> list[t.Pod]:
-    """All pods in file order, generated pods placed right after their workload."""
+                     workloads: list[tuple[int, t.Workload, float]],
+                     generated: list[tuple[int, list[t.Pod]]] = ()) -> list[t.Pod]:
+    """All pods in file order, generated pods placed right after their workload
+    (``generated``: pods made elsewhere, e.g. DaemonSet pods, by their owner's order)."""
     existing = [p for _, p in pods]
     keyed: list[tuple[int, int, t.Pod]] = [(o, 0, p) for o, p in pods]
     for order, w, ts in workloads:
         for k, p in enumerate(_missing_pods(w, ts, existing), start=1):
+            keyed.append((order, k, p))
+    for order, made in generated:
+        for k, p in enumerate(made, start=1):
             keyed.append((order, k, p))
     keyed.sort(key=lambda x: (x[0], x[1]))
     return [p for _, _, p in keyed]

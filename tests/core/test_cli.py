@@ -19,7 +19,8 @@ from scheduler_core.cli import main
 
 G = Path(__file__).parent / "golden"
 ROOT = Path(__file__).parents[2]
-SPREAD_WARNING = f"warning: {G}/spread.yaml: ignoring object #8 of unsupported kind 'ConfigMap'"
+SPREAD_WARNING = (f"warning: {G}/spread.yaml: ConfigMap: 1 object ignored (ignored): kind not read "
+                  "by the scheduler")
 
 
 @dataclass

@@ -155,12 +155,12 @@ def test_list_items_and_json_and_file_order() -> None:
 def test_unknown_kind_is_a_warning_and_finished_pods_are_ignored() -> None:
     s = load_scenario(NODE + "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"
                       + "---" + pod_yaml(extra="status: {phase: Succeeded}"))
-    assert (s.pods, s.warnings) == ((), ("scenario.yaml: ignoring object #2 of unsupported "
-                                         "kind 'ConfigMap'",))
+    assert (s.pods, s.warnings) == ((), ("scenario.yaml: ConfigMap: 1 object ignored (x): "
+                                         "kind not read by the scheduler",))
 
 
 def test_pod_bound_to_missing_node_is_ignored_with_warning() -> None:
-    s = load_scenario(pod_yaml(spec="containers: [{name: c}], nodeName: ghost"))
+    s = load_scenario(NODE + "---" + pod_yaml(spec="containers: [{name: c}], nodeName: ghost"))
     assert s.pods == ()
     assert s.warnings == ("scenario.yaml: Pod default/p: spec.nodeName: node 'ghost' is not "
                           "in the scenario; pod ignored",)
@@ -210,7 +210,7 @@ BAD = [
      "']' (line 2, column 1)"),
     ("a document that is not a mapping", "- 1\n- 2\n", "scenario.yaml: each document must be a "
      "Kubernetes object (a mapping), not list"),
-    ("missing kind", "apiVersion: v1\nmetadata: {name: x}\n", "scenario.yaml: object #1: kind: "
+    ("missing kind", "apiVersion: v1\nmetadata: {name: x}\n", "scenario.yaml: object #1 (x): kind: "
      "Required value"),
     ("missing name", "apiVersion: v1\nkind: Pod\nmetadata: {}\n", "scenario.yaml: Pod #1: "
      "metadata.name: Required value: name or generateName is required"),

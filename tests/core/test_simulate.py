@@ -121,11 +121,15 @@ def test_terminating_pending_pod_is_skipped_and_unknown_scheduler_is_ignored() -
     assert r["pods"] == [{"pod": "default/t", "outcome": "Unschedulable", "node": None,
                           "nominatedNode": None,
                           "message": "skip schedule deleting pod: default/t"},
-                         {"pod": "default/o", "outcome": "Unschedulable", "node": None,
-                          "nominatedNode": None,
-                          "message": "profile not found for scheduler name \"my-scheduler\""}]
-    assert r["warnings"] == ["pod default/o: schedulerName 'my-scheduler' matches no profile; "
-                             "kube-scheduler ignores it"]
+                         ]
+    # another scheduler's pod is not pending for kube-scheduler: kept out of "pods"
+    assert r["ignored"] == [{"pod": "default/o", "reason": "schedulerName \"my-scheduler\" "
+                             "matches no profile: another scheduler's pod, which kube-scheduler "
+                             "never tries"}]
+    assert r["warnings"] == ["scenario.yaml: Pod default/o: spec.schedulerName: 'my-scheduler' "
+                             "matches no profile of the configuration; kube-scheduler leaves "
+                             "the pod to that scheduler, so it is not simulated (listed under "
+                             "\"ignored\")"]
 
 
 def test_second_profile_schedules_its_pods() -> None:

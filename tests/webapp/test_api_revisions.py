@@ -74,6 +74,11 @@ class RevisionReadTestCase(BaseTestCase):
         self.assertEqual(r.json()["manifests"], SMALL)
         self.assertEqual(self.api(self.viewer).get(self.url("revisions/9/")).status_code, 404)
 
+    def test_it_shows_what_the_engine_read_of_a_revision(self):
+        body = self.api(self.viewer).get(self.url("revisions/1/")).json()
+        self.assertEqual(body["load_summary"], {"file": "scenario.yaml", "read": {"Node": 1, "Pod": 1}, "ignored": [],
+                                                "added": [], "warnings": []})
+
     def test_it_diffs_two_revisions(self):
         r = self.api(self.viewer).get(self.url("revisions/2/diff/"))
         self.assertEqual(r.status_code, 200)

@@ -1,6 +1,7 @@
 from webapp.scenarios.models import Revision, Scenario
 
 from .base import BAD_SKEW, SMALL, BaseTestCase
+from .dumps import LOAD_SUMMARY, PODS_ONLY, TYPED_LISTS
 
 
 class ScenarioListTestCase(BaseTestCase):
@@ -47,6 +48,28 @@ class ScenarioCreateTestCase(BaseTestCase):
         scenario = Scenario.objects.get(name="From YAML")
         # The text is stored as sent, comments and layout included.
         self.assertEqual(scenario.head().manifests, SMALL)
+
+    def test_it_answers_with_what_the_engine_read_and_ignored(self):
+        r = self.api(self.editor).post("/api/scenarios/", {"team": "platform", "name": "Dump", "manifests": TYPED_LISTS},
+                                       format="json")
+        self.assertEqual(r.status_code, 201, r.content)
+        self.assertEqual(r.json()["load_summary"], LOAD_SUMMARY)
+        again = self.api(self.viewer).get(f"/api/scenarios/{r.json()['id']}/").json()
+        self.assertEqual(again["load_summary"], LOAD_SUMMARY)
+
+    def test_it_reads_a_yaml_body_sent_with_a_byte_order_mark(self):
+        r = self.api(self.editor).post("/api/scenarios/?team=platform&name=Bom", SMALL.encode("utf-16"),
+                                       content_type="application/yaml")
+        self.assertEqual(r.status_code, 201, r.content)
+        self.assertEqual(r.json()["load_summary"]["read"], {"Node": 1, "Pod": 1})
+
+    def test_it_answers_400_for_a_dump_of_pods_without_nodes(self):
+        r = self.api(self.editor).post("/api/scenarios/", {"team": "platform", "name": "Pods", "manifests": PODS_ONLY},
+                                       format="json")
+        self.assertEqual(r.status_code, 400)
+        self.assertEqual(r.json(), {"manifests": [
+            "scenario.yaml: the file has 1 pod(s) bound to nodes (node-1) but no Node objects: add the nodes "
+            "(kubectl get nodes -o yaml) to simulate"]})
 
     def test_it_answers_400_for_yaml_that_does_not_parse(self):
         r = self.api(self.editor).post(

@@ -324,3 +324,28 @@ def test_an_edit_writes_timestamps_back_as_they_were_written(shape):
     assert find(new, "PriorityClass", "high")["metadata"]["creationTimestamp"] == "2026-11-01T10:00:00Z"
     assert "2026-11-01 10:00:00" not in new  # not re-formatted as a Python datetime
     engine.validate(new)
+
+
+def test_a_node_copied_in_a_typed_list_dump_gets_its_daemonset_pod():
+    # a dump as the raw API writes it: typed lists, items without kind
+    text = """\
+{"kind": "NodeList", "apiVersion": "v1", "items": [
+  {"metadata": {"name": "n1", "labels": {"kubernetes.io/hostname": "n1"}},
+   "status": {"allocatable": {"cpu": "1", "memory": "1Gi", "pods": "110"}}}]}
+{"kind": "DaemonSetList", "apiVersion": "apps/v1", "items": [
+  {"metadata": {"name": "agent", "namespace": "kube-system", "uid": "ds-1"},
+   "spec": {"selector": {"matchLabels": {"app": "agent"}},
+            "template": {"metadata": {"labels": {"app": "agent"}},
+                         "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "800m"}}}]}}}}]}
+{"kind": "PodList", "apiVersion": "v1", "items": [
+  {"metadata": {"name": "agent-x1", "namespace": "kube-system",
+                "ownerReferences": [{"kind": "DaemonSet", "name": "agent", "uid": "ds-1", "controller": true}]},
+   "spec": {"nodeName": "n1", "containers": [{"name": "c", "resources": {"requests": {"cpu": "800m"}}}]}},
+  {"metadata": {"name": "web", "namespace": "default"},
+   "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}}}]}}]}
+"""
+    assert engine.simulate(text)["pods"][0]["outcome"] == "Unschedulable"  # n1 is full
+    new = edits.apply_edit(text, {"op": "add_node", "node": "n1", "name": "n2"})
+    placed = {p["pod"].rsplit("-", 1)[0]: p["node"] for p in engine.simulate(new)["pods"]}
+    # the new node gets the DaemonSet's pod (first in file order), and web no longer fits there
+    assert placed == {"kube-system/agent": "n2", "default/web": None}

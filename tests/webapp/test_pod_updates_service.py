@@ -99,6 +99,19 @@ class PodUpdateServiceTests(BaseTestCase):
         self.assertEqual(doc["items"][2]["spec"]["nodeSelector"], {"disktype": "ssd"})
         self.assertEqual(attempt.revision.message, "Pod update data/db-0: removed gate example.com/placement, nodeSelector")
 
+    def test_it_applies_a_patch_to_a_pod_of_a_typed_list(self):
+        # a dump as the raw API writes it: a PodList whose items carry no kind
+        pods = {"apiVersion": "v1", "kind": "PodList", "items": [
+            {k: v for k, v in yaml.safe_load(d).items() if k not in ("kind", "apiVersion")} for d in (WEB, GATED)]}
+        scenario = self.scenario_with(NODE + "---\n" + yaml.safe_dump(pods, sort_keys=False))
+        attempt, _ = self.propose(scenario, REMOVE_GATE_AND_TIGHTEN)
+        self.assertTrue(attempt.allowed, attempt.errors)
+        node, pod_list = yaml.safe_load_all(attempt.revision.manifests)
+        self.assertEqual(pod_list["kind"], "PodList")
+        self.assertEqual([o["metadata"]["name"] for o in pod_list["items"]], ["web-1", "db-0"])
+        self.assertEqual(pod_list["items"][1]["spec"]["nodeSelector"], {"disktype": "ssd"})
+        self.assertNotIn("schedulingGates", pod_list["items"][1]["spec"])
+
     def test_a_rejected_update_changes_no_revision_and_is_stored(self):
         scenario = self.scenario_with(MULTI)
         attempt, enqueue = self.propose(scenario, LOOSEN)

@@ -1,6 +1,9 @@
 from webapp.scenarios.models import Run
 
+from webapp.scenarios import engine
+
 from .base import BaseTestCase
+from .dumps import FOREIGN
 
 RESULT = {
     "pods": [
@@ -41,6 +44,15 @@ class RunDetailTestCase(BaseTestCase):
         self.assertContains(r, "0/1 nodes are available: 1 Insufficient cpu.")
         self.assertContains(r, "default/old")  # evicted
         self.assertContains(r, "1 Unschedulable")
+
+    def test_it_lists_another_schedulers_pods_apart_from_the_pending_ones(self):
+        run = self.make_run(status="succeeded", result=engine.simulate(FOREIGN))
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{run.pk}/")
+        self.assertContains(r, "Not kube-scheduler's pods")
+        self.assertContains(r, "schedulerName &quot;volcano&quot; matches no profile")
+        self.assertContains(r, "1 Scheduled")
+        self.assertNotContains(r, "Unschedulable")
 
     def test_it_shows_a_failed_runs_error(self):
         run = self.make_run(status="failed", error="scenario.yaml: Pod default/p: spec.x: bad")

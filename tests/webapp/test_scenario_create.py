@@ -3,6 +3,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from webapp.scenarios.models import Scenario
 
 from .base import BAD_SKEW, SMALL, BaseTestCase
+from .dumps import TYPED_LISTS
 
 
 class ScenarioCreateTestCase(BaseTestCase):
@@ -19,6 +20,28 @@ class ScenarioCreateTestCase(BaseTestCase):
         upload = SimpleUploadedFile("cluster.yaml", SMALL.encode(), content_type="application/yaml")
         self.client.post("/scenarios/new/", {"team": self.team.pk, "name": "Uploaded", "upload": upload})
         self.assertEqual(Scenario.objects.get(name="Uploaded").head().manifests, SMALL)
+
+    def test_it_reads_an_upload_with_a_byte_order_mark_as_kubectl_does(self):
+        self.client.force_login(self.editor)
+        for name, data in (("utf16.yaml", SMALL.replace("\n", "\r\n").encode("utf-16")),  # Windows PowerShell
+                           ("bom.json", b"\xef\xbb\xbf" + TYPED_LISTS.encode())):
+            upload = SimpleUploadedFile(name, data, content_type="application/octet-stream")
+            r = self.client.post("/scenarios/new/", {"team": self.team.pk, "name": name, "upload": upload})
+            self.assertEqual(r.status_code, 302, r.content.decode()[:2000])
+        self.assertEqual(Scenario.objects.get(name="utf16.yaml").head().manifests, SMALL)
+        self.assertTrue(Scenario.objects.get(name="bom.json").head().manifests.startswith('{"kind": "NodeList"'))
+
+    def test_it_shows_what_the_engine_read_and_ignored_of_a_dump(self):
+        self.client.force_login(self.editor)
+        r = self.client.post("/scenarios/new/", {"team": self.team.pk, "name": "Dump", "manifests": TYPED_LISTS},
+                             follow=True)
+        self.assertTemplateUsed(r, "front/_load_summary.html")
+        self.assertContains(r, "Read: 1 Node · 2 Pod")
+        self.assertContains(r, "Ignored: 84 Event")
+        self.assertContains(r, "<td>Event</td><td>84</td><td>kind not read by the scheduler</td>", html=False)
+        # one line for the 84 Events, not 84
+        self.assertContains(r, "Event: 84 objects ignored (shop/e0, shop/e1, shop/e2 and 81 more)", count=2)
+        self.assertContains(r, "node-a")  # the typed list's node is in the node table
 
     def test_it_shows_yaml_errors_on_the_field(self):
         self.client.force_login(self.editor)

@@ -4,7 +4,9 @@ from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser, JSONParser
 from rest_framework.renderers import BaseRenderer
 
-from webapp.scenarios import documents, limits
+from webapp.scenarios import documents, engine, limits
+
+UTF8_BOM, BOMS = b"\xef\xbb\xbf", (b"\xff\xfe", b"\xfe\xff")
 
 
 def json_type(value):
@@ -47,9 +49,11 @@ class YAMLParser(BaseParser):
     def parse(self, stream, media_type=None, parser_context=None):
         encoding = (parser_context or {}).get("encoding", "utf-8")
         try:
-            text = stream.read().decode(encoding)
+            data = stream.read()
+            # a file sent as it is: kubectl honours a UTF-8 or UTF-16 byte-order mark, and so do we
+            text = engine.decode(data, "request body") if data[:2] in BOMS or data[:3] == UTF8_BOM else data.decode(encoding)
             docs = documents.read(text, "request body")
-        except limits.TooLarge as e:
+        except (limits.TooLarge, engine.ScenarioInvalid) as e:
             raise ParseError(str(e))
         except (UnicodeDecodeError, yaml.YAMLError) as e:
             mark = getattr(e, "problem_mark", None)

@@ -2,6 +2,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.reverse import reverse
 
+from webapp.scenarios import manifests as summaries
 from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink, Team
 
 
@@ -27,6 +28,28 @@ class RunSummarySerializer(serializers.ModelSerializer):
 
     def get_url(self, run) -> str:
         return reverse("api:run-detail", args=[run.pk], request=self.context.get("request"))
+
+
+class IgnoredObjectsSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    reason = serializers.CharField(help_text="Why these objects were left out")
+    count = serializers.IntegerField()
+    examples = serializers.ListField(child=serializers.CharField(), help_text="The first few, as namespace/name")
+
+
+class AddedPodsSerializer(serializers.Serializer):
+    owner = serializers.CharField(help_text="The workload or DaemonSet, as “Kind namespace/name”")
+    pods = serializers.IntegerField(help_text="Pods its controller would create that the text lacks")
+
+
+class LoadSummarySerializer(serializers.Serializer):
+    """What the engine made of a revision's text."""
+
+    file = serializers.CharField()
+    read = serializers.DictField(child=serializers.IntegerField(), help_text="Objects read, per kind")
+    ignored = IgnoredObjectsSerializer(many=True, help_text="Objects left out, per kind and reason")
+    added = AddedPodsSerializer(many=True, help_text="Pods added for replicas and DaemonSet nodes that lack them")
+    warnings = serializers.ListField(child=serializers.CharField())
 
 
 class ScenarioSerializer(serializers.ModelSerializer):
@@ -55,9 +78,11 @@ class ScenarioDetailSerializer(ScenarioSerializer):
     config = serializers.SerializerMethodField()
     links = serializers.SerializerMethodField()
     role = serializers.SerializerMethodField(help_text="Your role in the scenario's team")
+    load_summary = serializers.SerializerMethodField(
+        help_text="What the engine made of the current revision's text (null if it no longer accepts it)")
 
     class Meta(ScenarioSerializer.Meta):
-        fields = ScenarioSerializer.Meta.fields + ["role", "manifests", "config", "links"]
+        fields = ScenarioSerializer.Meta.fields + ["role", "manifests", "config", "links", "load_summary"]
 
     def get_role(self, scenario) -> str | None:
         request = self.context.get("request")
@@ -73,6 +98,10 @@ class ScenarioDetailSerializer(ScenarioSerializer):
 
     def get_config(self, scenario) -> str:
         return self.head(scenario).config
+
+    @extend_schema_field(LoadSummarySerializer(allow_null=True))
+    def get_load_summary(self, scenario):
+        return summaries.load_summary(self.head(scenario))
 
     @extend_schema_field({
         "type": "object", "description": "URLs of the scenario's collections",
@@ -114,10 +143,16 @@ class ScenarioRenameSerializer(serializers.ModelSerializer):
 class RevisionSerializer(serializers.ModelSerializer):
     author = serializers.CharField(source="author.username", read_only=True, default=None, allow_null=True)
     url = serializers.SerializerMethodField()
+    load_summary = serializers.SerializerMethodField(
+        help_text="What the engine made of the revision's text (null if it no longer accepts it)")
 
     class Meta:
         model = Revision
-        fields = ["number", "url", "author", "created_at", "message", "manifests", "config"]
+        fields = ["number", "url", "author", "created_at", "message", "manifests", "config", "load_summary"]
+
+    @extend_schema_field(LoadSummarySerializer(allow_null=True))
+    def get_load_summary(self, revision):
+        return summaries.load_summary(revision)
 
     def get_url(self, revision) -> str:
         return reverse("api:scenario-revision", args=[revision.scenario_id, revision.number],

@@ -97,6 +97,7 @@ def detail_context(request, scenario, form=None, stale=None):
         "share_links": scenario.share_links.filter(revoked_at__isnull=True),
         **node_rows(request, found),
         "kinds": dict(found["counts"]),
+        "load": summary.load_summary(head),
         "shown": shown,
         # a fork links to its source only for those who may open it
         "fork_source": scenario.forked_from_id and Scenario.objects.visible_to(request.user)
@@ -232,6 +233,7 @@ def run_context(run, poll_url, shared=False, show_all=False):
         "failed_scheduling": failed_scheduling(result),
         "events": shown_events,
         "evicted": result.get("evicted", []),
+        "ignored": result.get("ignored", []),
         "totals": {"pods": len(pods), "events": len(events), "nodes": len(found["nodes"])},
         "capped": len(shown_pods) < len(pods) or len(shown_events) < len(events) or len(shown_nodes) < len(found["nodes"]),
     }

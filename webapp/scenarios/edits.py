@@ -44,11 +44,27 @@ def parse(text, read_only=False):
         raise EditError(str(e)) from e
     except yaml.YAMLError as e:
         raise EditError(f"scenario.yaml is not valid YAML: {e}") from e
+    docs = _typed_items(docs)
     if len(docs) == 1 and isinstance(docs[0], dict) and docs[0].get("kind") == "List":
         return list(docs[0].get("items") or []), ("list", docs[0])
     if not all(isinstance(d, dict) for d in docs):
         raise EditError("scenario.yaml: every document must be a Kubernetes object")
     return docs, ("multi", None)
+
+
+def _typed_items(docs):
+    """The documents with each typed list (NodeList, PodList: what the raw API and `kubectl cluster-info dump`
+    write) replaced by its items, which take their kind and apiVersion from the list as kubectl reads them; an
+    edit writes them back as documents of their own."""
+    out = []
+    for doc in docs:
+        kind = doc.get("kind") if isinstance(doc, dict) else None
+        if isinstance(kind, str) and kind.endswith("List") and kind != "List" and isinstance(doc.get("items"), list):
+            item = {"kind": kind[: -len("List")], "apiVersion": doc.get("apiVersion")}
+            out.extend(dict(item, **i) if isinstance(i, dict) else i for i in doc["items"])
+        else:
+            out.append(doc)
+    return out
 
 
 def _unshared(value):

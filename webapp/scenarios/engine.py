@@ -218,6 +218,25 @@ def validate(manifests, config=""):
     return list(load(manifests, config).warnings)
 
 
+def load_summary(manifests, config=""):
+    """What the engine made of a text (its own copy): {file, read: {kind: n}, ignored: [{kind,
+    reason, count, examples}], added: [{owner, pods}], warnings}; raises ScenarioInvalid."""
+    import copy
+
+    return copy.deepcopy(dict(load(manifests, config).summary))
+
+
+def decode(data, filename=SCENARIO_FILE):
+    """An uploaded file's bytes as text, as kubectl reads files (a UTF-8 or UTF-16 byte-order mark
+    honoured and dropped); raises ScenarioInvalid when it is neither UTF-8 nor UTF-16 with a mark."""
+    from scheduler_core.scenario_io import decode_bytes
+
+    try:
+        return decode_bytes(data, filename)
+    except scheduler_core.ScenarioError as e:
+        raise ScenarioInvalid(str(e)) from e
+
+
 def simulate(manifests, config="", seed=0, detail="failed"):
     """Run the whole scheduling loop; returns the engine's result dict. ``detail``: which
     pods' latest cycles to explain ("failed": those left pending; or a list of pod keys)."""

@@ -13,10 +13,10 @@ class ManifestsMixin:
         cleaned = super().clean()
         upload = cleaned.get("upload")
         if upload:
-            try:
-                cleaned["manifests"] = normalize(upload.read().decode("utf-8"))
-            except UnicodeDecodeError:
-                self.add_error("upload", "The file is not UTF-8 text.")
+            try:  # as kubectl reads files: a UTF-8 or UTF-16 byte-order mark is honoured
+                cleaned["manifests"] = normalize(engine.decode(upload.read(), upload.name or engine.SCENARIO_FILE))
+            except engine.ScenarioInvalid:
+                self.add_error("upload", "The file is not UTF-8 text (nor UTF-16 with a byte-order mark).")
                 return cleaned
         if not cleaned.get("manifests"):
             if "manifests" not in self.errors:
@@ -30,7 +30,8 @@ class ManifestsMixin:
 
 
 def normalize(text):
-    return text.replace("\r\n", "\n")
+    """Line ends as Unix writes them, and no byte-order mark (pasted with a text copied from a file)."""
+    return text.removeprefix("\ufeff").replace("\r\n", "\n")
 
 
 class ScenarioCreateForm(ManifestsMixin, forms.Form):

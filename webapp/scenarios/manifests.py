@@ -20,8 +20,14 @@ def objects(text):
         return []
     out = []
     for document in docs:
-        if document.get("kind") == "List":
+        kind = document.get("kind")
+        if kind == "List":
             out.extend(item for item in document.get("items") or [] if isinstance(item, dict))
+        elif isinstance(kind, str) and kind.endswith("List") and isinstance(document.get("items"), list):
+            # a typed list (NodeList...): its items carry no kind, which kubectl (and the engine) take from it
+            item_kind = kind[: -len("List")]
+            out.extend(item if "kind" in item else dict(item, kind=item_kind)
+                       for item in document["items"] if isinstance(item, dict))
         else:
             out.append(document)
     return out
@@ -51,6 +57,22 @@ def of_revision(revision):
         revision.summary = summarize(revision.manifests)
         type(revision).objects.filter(pk=revision.pk, summary__isnull=True).update(summary=revision.summary)
     return revision.summary
+
+
+def load_summary(revision):
+    """The engine's summary of loading a revision (objects read and ignored per kind, pods added,
+    warnings): the one stored when it was saved; for a revision saved before, worked out now and
+    stored. None when the engine no longer accepts the text."""
+    from . import engine
+
+    found = of_revision(revision).get("load")
+    if found is None:
+        try:
+            found = engine.load_summary(revision.manifests, revision.config)
+        except engine.ScenarioInvalid:
+            return None
+        remember(revision, "load", found)
+    return found
 
 
 def remember(revision, name, value):

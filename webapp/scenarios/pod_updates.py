@@ -55,11 +55,22 @@ def pods(text):
         return {}
     out = {}
     for document in docs:
-        items = document.get("items") if isinstance(document, dict) and document.get("kind") == "List" else [document]
+        item_kind = _item_kind(document)
+        items = document.get("items") if item_kind is not None else [document]
         for obj in items or []:
-            if isinstance(obj, dict) and obj.get("kind") == "Pod":
-                out.setdefault(pod_key(obj), obj)
+            if isinstance(obj, dict) and obj.get("kind", item_kind) == "Pod":
+                out.setdefault(pod_key(obj), obj if "kind" in obj else dict(obj, kind="Pod", apiVersion="v1"))
     return out
+
+
+def _item_kind(document):
+    """The kind of a list's items that carry none: "" for a `kind: List`, "Pod" for a PodList (the raw API and
+    `kubectl cluster-info dump` write typed lists, whose items take their kind from the list, as kubectl reads
+    them); None when the document is no list."""
+    kind = document.get("kind") if isinstance(document, dict) else None
+    if not isinstance(kind, str) or not kind.endswith("List") or not isinstance(document.get("items"), list):
+        return None
+    return kind[: -len("List")]
 
 
 def find_pod(text, namespace, name):
@@ -120,10 +131,11 @@ def replace_pod(text, namespace, name, new_pod):
     docs = parse(text)
     replaced = False
     for d, document in enumerate(docs):
-        if isinstance(document, dict) and document.get("kind") == "List":
+        item_kind = _item_kind(document)
+        if item_kind is not None:
             items = document.get("items") or []
             for k, obj in enumerate(items):
-                if is_pod(obj, namespace, name):
+                if isinstance(obj, dict) and is_pod(dict(obj, kind=obj.get("kind", item_kind)), namespace, name):
                     items[k], replaced = new_pod, True
         elif is_pod(document, namespace, name):
             docs[d], replaced = new_pod, True

@@ -16,9 +16,15 @@ class StaleRevision(Exception):
         self.current = current
 
 
+def _summary(manifests, config):
+    """What a revision keeps of its text for pages: the node table and counts, and the engine's summary of
+    loading it (which validates it: raises ScenarioInvalid)."""
+    load = engine.load_summary(manifests, config)
+    return dict(summaries.summarize(manifests), load=load)
+
+
 def create_scenario(*, team, name, manifests, config="", author, message="", record=True):
-    engine.validate(manifests, config)
-    summary = summaries.summarize(manifests)
+    summary = _summary(manifests, config)
     with transaction.atomic():
         scenario = Scenario.objects.create(team=team, name=name, created_by=author, current_revision=1)
         Revision.objects.create(
@@ -41,8 +47,7 @@ def save_revision(scenario, *, manifests, config="", author, message="", base=No
     one wins on PostgreSQL; the others get StaleRevision and lose nothing
     they can't resend.
     """
-    engine.validate(manifests, config)
-    summary = summaries.summarize(manifests)
+    summary = _summary(manifests, config)
     try:
         with transaction.atomic():
             locked = Scenario.objects.select_for_update().get(pk=scenario.pk)
