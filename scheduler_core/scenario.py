@@ -218,6 +218,8 @@ class _Builder:
         fields["nominated_node_name"] = d.str(status.get("nominatedNodeName"),
                                               "status.nominatedNodeName")
         fields["phase"] = d.str(status.get("phase"), "status.phase") or "Pending"
+        if status.get("startTime") is not None:  # GetPodStartTime reads it (preemption)
+            fields["start_time"] = d.time(status.get("startTime"), "status.startTime")
         if fields["node_name"] and fields["scheduling_gates"]:
             raise d.fail("spec.nodeName", "Forbidden: cannot be set until all schedulingGates "
                          "have been cleared")

@@ -229,6 +229,7 @@ class Pod:
     nominated_node_name: str = ""
     phase: str = "Pending"
     file_index: int = 0
+    start_time: float | None = None  # status.startTime in epoch seconds; None when unset
 
     @property
     def key(self) -> str:

@@ -72,6 +72,10 @@ class PodWrapper:
     def created(self, ts: float) -> "PodWrapper":
         return self._set(creation_timestamp=ts)
 
+    def started(self, ts: float) -> "PodWrapper":
+        """status.startTime (what preemption orders victims and candidates by)."""
+        return self._set(start_time=ts)
+
     def terminating(self) -> "PodWrapper":
         return self._set(deletion_timestamp="2026-01-01T00:00:00Z")
 
