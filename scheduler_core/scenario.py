@@ -21,6 +21,8 @@ from .k8s import types as t
 from .k8s.decode import Decoder
 from .k8s.defaults import DEFAULT_NAMESPACE, namespace_labels
 from .scenario_io import read_documents
+from .storage_scenario import STORAGE_KINDS, StorageBuilder
+from .k8s.storage import StorageObjects
 from .workloads import expand_workloads, replica_set_for
 from .columnar import kernels
 
@@ -33,7 +35,7 @@ WORKLOAD_KINDS = ("ReplicationController", "ReplicaSet", "StatefulSet")
 IGNORED_KINDS: tuple[str, ...] = ()
 CONFIG_KIND = "KubeSchedulerConfiguration"
 NAMESPACED = {"Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet",
-              "PodDisruptionBudget", "Deployment"}
+              "PodDisruptionBudget", "Deployment", "PersistentVolumeClaim"}
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,7 @@ class Scenario:
         default_factory=sconfig.default_configuration)
     warnings: tuple[str, ...] = ()
     source: str = "scenario.yaml"
+    storage: StorageObjects = field(default_factory=StorageObjects)  # volumes and claims
 
     def pod(self, key: str) -> t.Pod | None:
         """The pod named ``namespace/name``, or None."""
@@ -111,6 +114,7 @@ class _Builder:
         self.config_doc: dict | None = None
         self.warnings: list[str] = []
         self.memo: dict = {}  # Decoder.interned: repeated manifest values decoded once
+        self.storage = StorageBuilder(file)
 
     def add(self, doc: dict) -> None:
         """Decode one document and dispatch it by kind (unknown kinds warn)."""
@@ -123,6 +127,9 @@ class _Builder:
         if kind == CONFIG_KIND:
             return self._add_config(doc)
         handler = _HANDLERS.get(kind)
+        if handler is None and kind in STORAGE_KINDS:
+            d, name, ns = self._identify(kind, doc)
+            return self.storage.add(kind, d, doc, name, ns)
         if handler is None:
             if kind not in IGNORED_KINDS:
                 self.warnings.append(f"{self.file}: ignoring object #{self.order} of unsupported "
@@ -166,13 +173,15 @@ class _Builder:
         pods = self._keep_schedulable(pods)
         ordered = expand_workloads(pods, workloads)
         final = tuple(t.replace_pod(p, file_index=i) for i, p in enumerate(ordered))
+        final, storage = self.storage.finish(final)
         if len(self.nodes) >= kernels.MIN_NODES:
             kernels.warm()  # a large cluster runs compiled loops: get them ready now
         return Scenario(
             nodes=tuple(self.nodes), pods=final, services=tuple(self.services),
             workloads=tuple(w for _, w, _ in workloads), priority_classes=dict(self.classes),
             pdbs=tuple(self.pdbs), namespaces=self.namespaces, config=cfg,
-            warnings=tuple(self.warnings + cfg_warnings), source=self.file)
+            warnings=tuple(self.warnings + self.storage.warnings + cfg_warnings),
+            source=self.file, storage=storage)
 
     def _configuration(self, config_text: str | None, config_filename: str):
         if config_text is not None:
@@ -248,6 +257,8 @@ class _Builder:
             selector = t.LabelSelector(dict(template.labels))  # RC defaults to template labels
         w = t.Workload(kind, name, ns, d.str(meta.get("uid"), "metadata.uid"), selector,
                        replicas, template)
+        if kind == "StatefulSet" and spec.get("volumeClaimTemplates") is not None:
+            w = replace(w, volume_claim_templates=self.storage.claim_templates(d, spec, ns, name))
         entry = (self.order, w, d.time(meta.get("creationTimestamp"), "metadata.creationTimestamp"))
         if kind == "Deployment":
             self.deployments.append(entry)

@@ -380,6 +380,9 @@ def read_pod_spec(d: Decoder, spec: Any, path: str) -> dict:
             lambda: read_spread_constraints(d, s.get("topologySpreadConstraints"),
                                             f"{path}.topologySpreadConstraints")),
         scheduling_gates=gates,
+        volumes=() if s.get("volumes") is None else d.interned(
+            "volumes", s.get("volumes"),
+            lambda: smf.read_volumes(d, s.get("volumes"), f"{path}.volumes")),
         containers=containers,
         init_containers=inits,
         overhead=overhead,
@@ -436,3 +439,6 @@ def _image(d: Decoder, v: Any, path: str) -> t.ContainerImage:
     m = d.obj(v, path)
     return t.ContainerImage(d.str_list(m.get("names"), f"{path}.names"),
                             d.int(m.get("sizeBytes"), f"{path}.sizeBytes", 0))
+
+
+from . import storage_manifests as smf  # noqa: E402 - it reads selectors through this module

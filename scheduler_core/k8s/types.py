@@ -230,6 +230,7 @@ class Pod:
     phase: str = "Pending"
     file_index: int = 0
     start_time: float | None = None  # status.startTime in epoch seconds; None when unset
+    volumes: tuple = ()  # spec.volumes as k8s.storage.Volume values
 
     @property
     def key(self) -> str:
@@ -289,6 +290,7 @@ class Workload:
     selector: LabelSelector | None = None
     replicas: int | None = None
     template: Pod | None = None
+    volume_claim_templates: tuple = ()  # StatefulSet: k8s.storage.PersistentVolumeClaim
 
 
 @dataclass(frozen=True, slots=True)
