@@ -229,6 +229,9 @@ class _Builder:
         fields["phase"] = d.str(status.get("phase"), "status.phase") or "Pending"
         if status.get("startTime") is not None:  # GetPodStartTime reads it (preemption)
             fields["start_time"] = d.time(status.get("startTime"), "status.startTime")
+        if status.get("conditions") is not None:
+            fields["disruption_target_reason"] = mf.read_disruption_target(
+                d, status.get("conditions"), "status.conditions")
         if fields["node_name"] and fields["scheduling_gates"]:
             raise d.fail("spec.nodeName", "Forbidden: cannot be set until all schedulingGates "
                          "have been cleared")

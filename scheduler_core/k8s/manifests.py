@@ -407,8 +407,27 @@ def read_pod_meta(d: Decoder, meta: Any, path: str) -> dict:
             lambda x, p: read_owner_ref(d, x, p))),
         creation_timestamp=d.time(m.get("creationTimestamp"), f"{path}.creationTimestamp"),
         deletion_timestamp=(None if m.get("deletionTimestamp") is None else
-                            str(m.get("deletionTimestamp"))),
+                            _timestamp_text(d, m.get("deletionTimestamp"),
+                                            f"{path}.deletionTimestamp")),
     )
+
+
+def _timestamp_text(d: Decoder, v: Any, path: str) -> str:
+    """A timestamp kept as written, once checked to be RFC3339 (the apiserver decodes it)."""
+    d.time(v, path)
+    return str(v)
+
+
+def read_disruption_target(d: Decoder, v: Any, path: str) -> str:
+    """podTerminatingByPreemption's condition: the first DisruptionTarget condition's reason
+    when its status is "True", else ""."""
+    for i, c in enumerate(d.list(v, path)):
+        m = d.obj(c, f"{path}[{i}]")
+        if d.str(m.get("type"), f"{path}[{i}].type") == "DisruptionTarget":
+            if d.str(m.get("status"), f"{path}[{i}].status") != "True":
+                return ""
+            return d.str(m.get("reason"), f"{path}[{i}].reason")
+    return ""
 
 
 def _labels(d: Decoder, v: Any, path: str) -> dict[str, str]:

@@ -230,6 +230,8 @@ class Pod:
     phase: str = "Pending"
     file_index: int = 0
     start_time: float | None = None  # status.startTime in epoch seconds; None when unset
+    # status.conditions: the reason of the first DisruptionTarget condition when it is True
+    disruption_target_reason: str = ""
     volumes: tuple = ()  # spec.volumes as k8s.storage.Volume values
 
     @property

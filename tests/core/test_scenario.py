@@ -333,6 +333,12 @@ BAD = [
     ("bad timestamp", "apiVersion: v1\nkind: Pod\nmetadata: {name: p, creationTimestamp: "
      "yesterday}", "scenario.yaml: Pod default/p: metadata.creationTimestamp: 'yesterday' is not "
      "an RFC3339 timestamp"),
+    ("bad deletionTimestamp", "apiVersion: v1\nkind: Pod\nmetadata: {name: p, deletionTimestamp: "
+     "soon}", "scenario.yaml: Pod default/p: metadata.deletionTimestamp: 'soon' is not an RFC3339 "
+     "timestamp"),
+    ("bad startTime", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nstatus: {startTime: "
+     "later}", "scenario.yaml: Pod default/p: status.startTime: 'later' is not an RFC3339 "
+     "timestamp"),
     ("bound pod with scheduling gates", pod_yaml(spec="nodeName: n, schedulingGates: [{name: g}]"),
      "scenario.yaml: Pod default/p: spec.nodeName: Forbidden: cannot be set until all "
      "schedulingGates have been cleared"),
@@ -497,3 +503,13 @@ def test_invalid_label_values_in_preferred_node_affinity_are_accepted_as_upstrea
         "affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, "
         "preference: {matchExpressions: [{key: zone, operator: In, values: ['-b']}]}}]}}")))
     assert scenario.pods[0].affinity.node_affinity.preferred[0].weight == 1
+
+
+def test_pod_status_start_time_and_disruption_target_are_read() -> None:
+    s = load_scenario(pod_yaml(extra=(
+        "status:\n  startTime: '2026-11-20T10:00:00Z'\n  conditions:\n"
+        "  - {type: Ready, status: 'False'}\n"
+        "  - {type: DisruptionTarget, status: 'True', reason: PreemptionByScheduler}\n")))
+    p = s.pods[0]
+    assert (p.start_time, p.disruption_target_reason) == (1795168800.0, "PreemptionByScheduler")
+    assert load_scenario(pod_yaml()).pods[0].start_time is None

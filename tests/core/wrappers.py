@@ -81,6 +81,11 @@ class PodWrapper:
     def terminating(self) -> "PodWrapper":
         return self._set(deletion_timestamp="2026-01-01T00:00:00Z")
 
+    def preempted(self) -> "PodWrapper":
+        """Terminating because the scheduler preempted it (DisruptionTarget condition)."""
+        return self._set(deletion_timestamp="2026-01-01T00:00:00Z",
+                         disruption_target_reason="PreemptionByScheduler")
+
     def nominated(self, node: str) -> "PodWrapper":
         return self._set(nominated_node_name=node)
 
