@@ -239,8 +239,8 @@ class _Builder:
 
     def _service(self, d: Decoder, doc: dict, name: str, ns: str) -> None:
         spec = d.obj(doc.get("spec"), "spec")
-        self.services.append(t.Service(name, ns, d.str_map(spec.get("selector"),
-                                                           "spec.selector")))
+        self.services.append(t.Service(name, ns, mf._labels(d, spec.get("selector"),
+                                                            "spec.selector")))
 
     def _workload(self, d: Decoder, doc: dict, name: str, ns: str) -> None:
         kind = doc["kind"]
@@ -248,7 +248,7 @@ class _Builder:
         spec = d.obj(doc.get("spec"), "spec")
         if kind == "ReplicationController":
             sel = spec.get("selector")
-            selector = t.LabelSelector(d.str_map(sel, "spec.selector")) if sel else None
+            selector = t.LabelSelector(mf._labels(d, sel, "spec.selector")) if sel else None
         else:
             selector = mf.read_label_selector(d, spec.get("selector"), "spec.selector")
         replicas = d.int(spec.get("replicas"), "spec.replicas", 1)  # API default 1

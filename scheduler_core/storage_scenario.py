@@ -82,12 +82,30 @@ class StorageBuilder:
 
     # --- resolving -----------------------------------------------------------------------
     def finish(self, pods: tuple[t.Pod, ...]) -> tuple[tuple[t.Pod, ...], st.StorageObjects]:
-        """Pods with their claim volumes filled in, and the storage objects."""
+        """Pods with their claim volumes filled in, and the storage objects. A scenario
+        without any storage object (a dump of pods and workloads only) keeps its pods'
+        claims out of scheduling, with a warning: nothing says where their volumes are."""
+        if not (self.pvs or self.pvcs or self.classes or self.csi_nodes or self.csi_drivers):
+            return self._without_storage(pods), st.StorageObjects()
         self.pvcs = {k: self._admit(c) for k, c in self.pvcs.items()}
         out = tuple(self._pod_volumes(p) for p in pods)
         self._check_claims()
         return out, st.StorageObjects(self.pvs, self.pvcs, self.classes, self.csi_nodes,
                                       self.csi_drivers)
+
+    def _without_storage(self, pods: tuple[t.Pod, ...]) -> tuple[t.Pod, ...]:
+        uses = [p for p in pods if not p.node_name and (
+            any(v.has_claim for v in p.volumes) or self.templates.get(
+                (p.namespace, next((r.name for r in p.owner_references
+                                    if r.controller and r.kind == "StatefulSet"), None))))]
+        if uses:
+            self.warnings.append(
+                f"{self.file}: {len(uses)} pending pod(s) use PersistentVolumeClaims (e.g. "
+                f"{uses[0].key}) but the scenario has no PersistentVolumeClaim, PersistentVolume "
+                "or StorageClass: volume constraints were not applied (add them: kubectl get "
+                "pvc,pv,storageclasses,csinodes -A -o yaml)")
+        return tuple(t.replace_pod(p, volumes=tuple(v for v in p.volumes if not v.has_claim))
+                     if any(v.has_claim for v in p.volumes) else p for p in pods)
 
     def _default_class(self) -> str:
         defaults = sorted(n for n, c in self.classes.items() if c.is_default)
@@ -100,6 +118,9 @@ class StorageBuilder:
         return replace(claim, storage_class_name=self._default_class())
 
     def _pod_volumes(self, pod: t.Pod) -> t.Pod:
+        """A pending pod's claim volumes named, and their claims made when missing."""
+        if pod.node_name:
+            return pod
         sts = next((r.name for r in pod.owner_references
                     if r.controller and r.kind == "StatefulSet"), None)
         tpls = self.templates.get((pod.namespace, sts), ()) if sts else ()

@@ -233,10 +233,14 @@ def read_taint(d: Decoder, v: Any, path: str) -> t.Taint:
     key = d.str(m.get("key"), f"{path}.key")
     if not key:
         raise d.fail_field(vf.required(f"{path}.key", ""))
+    check_label_name(d, key, f"{path}.key")  # validateNodeTaints: key, then value
+    value = d.str(m.get("value"), f"{path}.value")
+    if am.is_valid_label_value(value):
+        raise d.fail_field(vf.invalid(f"{path}.value", value,
+                                      ";".join(am.is_valid_label_value(value))))
     if m.get("effect") is None:
         raise d.fail_field(vf.required(f"{path}.effect", ""))
-    return t.Taint(key, d.str(m.get("value"), f"{path}.value"),
-                   d.enum(m.get("effect"), f"{path}.effect", TAINT_EFFECTS))
+    return t.Taint(key, value, d.enum(m.get("effect"), f"{path}.effect", TAINT_EFFECTS))
 
 
 def read_toleration(d: Decoder, v: Any, path: str) -> t.Toleration:

@@ -333,6 +333,12 @@ BAD = [
     ("bad timestamp", "apiVersion: v1\nkind: Pod\nmetadata: {name: p, creationTimestamp: "
      "yesterday}", "scenario.yaml: Pod default/p: metadata.creationTimestamp: 'yesterday' is not "
      "an RFC3339 timestamp"),
+    ("invalid taint value", "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nspec: {taints: "
+     "[{key: k, value: 'a b', effect: NoSchedule}]}", "scenario.yaml: Node n: spec.taints[0].value: "
+     "Invalid value: \"a b\": " + LABEL_VALUE_MSG),
+    ("invalid Service selector value", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: "
+     "{selector: {app: 'a b'}}", "scenario.yaml: Service default/s: spec.selector: Invalid value: "
+     "\"a b\": " + LABEL_VALUE_MSG),
     ("bad deletionTimestamp", "apiVersion: v1\nkind: Pod\nmetadata: {name: p, deletionTimestamp: "
      "soon}", "scenario.yaml: Pod default/p: metadata.deletionTimestamp: 'soon' is not an RFC3339 "
      "timestamp"),

@@ -133,7 +133,7 @@ def test_an_unbound_immediate_claim_keeps_the_pod_pending() -> None:
 
 
 def test_a_missing_claim_keeps_the_pod_pending_with_upstream_words() -> None:
-    result = simulate(load_scenario(scenario(*THREE_ZONES, pod("p", "nope"))))
+    result = simulate(load_scenario(scenario(*THREE_ZONES, CLASSES, pod("p", "nope"))))
     assert outcomes(result)["default/p"].startswith(
         '0/3 nodes are available: persistentvolumeclaim "nope" not found.')
 
@@ -262,3 +262,16 @@ def test_bad_storage_input_names_the_object_and_field(text: str, message: str) -
     with pytest.raises(ScenarioError) as e:
         load_scenario(text)
     assert str(e.value) == message
+
+
+def test_a_dump_without_storage_objects_schedules_as_before_with_a_warning() -> None:
+    # kubectl get nodes,pods,statefulsets ... prints no claims: nothing says where volumes are
+    s = load_scenario(scenario(*THREE_ZONES, pod("p", "data-p")))
+    assert s.pods[0].volumes == ()
+    assert s.warnings == (
+        "scenario.yaml: 1 pending pod(s) use PersistentVolumeClaims (e.g. default/p) but the "
+        "scenario has no PersistentVolumeClaim, PersistentVolume or StorageClass: volume "
+        "constraints were not applied (add them: kubectl get pvc,pv,storageclasses,csinodes "
+        "-A -o yaml)",)
+    assert outcomes(simulate(s))["default/p"] in {"a1", "b1", "c1"}
+    assert "volumes" not in simulate(s)
