@@ -13,10 +13,13 @@ from typing import Sequence
 import numpy as np
 
 from ...framework.cycle_state import CycleState
-from ...framework.interface import Status
+from ...framework.interface import Code, Status
 from ...k8s.types import Pod
 from ...plugins.volumerestrictions.volume_restrictions import needs_restrictions_check
 from . import ColumnarPlugin
+
+
+_SKIP = Status(Code.Skip)
 
 
 def uses_volumes(pods: Sequence[Pod]) -> bool:
@@ -32,8 +35,15 @@ class VolumePlugin(ColumnarPlugin):
         super().__init__(ref, ctx)
         self.NAME = ref.NAME
 
+    def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence):
+        """The reference PreFilter; a pod without volumes is a Skip at once (as there)."""
+        if not pod.volumes:
+            return None, _SKIP
+        return self.ref.pre_filter(state, pod, nodes)
+
     def pre_score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> Status:
-        return self.ref.pre_score(state, pod, [self.ctx.node_infos[i] for i in idx])
+        # VolumeBinding's PreScore is a Skip whatever the nodes (no capacity scoring)
+        return self.ref.pre_score(state, pod, ())
 
     def filter_ok(self, state: CycleState, pod: Pod) -> np.ndarray:
         raise RuntimeError(f"{self.NAME}: a pod with volumes on the columnar path")
