@@ -160,7 +160,7 @@ def _plugin(d: Decoder, v: Any, path: str) -> tuple[str, int]:
 def _check_known(d: Decoder, name: str, path: str, warnings: list[str]) -> None:
     if name in reg.UNREGISTERED:
         warnings.append(f"{d.file}: {KIND}: {path}: plugin {name!r} is not supported "
-                        "(scenarios have no volumes or resource claims); ignored")
+                        "(scenarios have no resource claims); ignored")
     elif name not in reg.REGISTRY:
         raise d.fail(path, f"plugin \"{name}\" does not exist")
 

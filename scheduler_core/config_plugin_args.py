@@ -196,7 +196,8 @@ def _inter_pod_affinity(d: Decoder, m: dict, path: str) -> ca.InterPodAffinityAr
 def _node_affinity(d: Decoder, m: dict, path: str) -> ca.NodeAffinityArgs:
     """ValidateNodeAffinityArgs: the added required terms must compile (label keys and
     values, Gt/Lt integers), as nodeaffinity.NewNodeSelector checks them."""
-    added = mf.read_node_affinity(d, m.get("addedAffinity"), f"{path}.addedAffinity")
+    added = mf.read_node_affinity(d, m.get("addedAffinity"), f"{path}.addedAffinity",
+                                  api=False)
     if added is not None and added.required is not None:
         from .k8s.nodeaffinity import LazyErrorNodeSelector
         errs = LazyErrorNodeSelector.from_node_selector(added.required).parse_errors()

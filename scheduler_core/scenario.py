@@ -23,9 +23,11 @@ from .k8s import manifests as mf
 from .k8s import types as t
 from .k8s.decode import Decoder
 from .k8s.defaults import DEFAULT_NAMESPACE, namespace_labels
-from . import api_versions, daemonsets, volume_notice
+from . import api_versions, daemonsets
 from .load_report import LoadReport
 from .scenario_io import decode_bytes, read_documents
+from .storage_scenario import STORAGE_KINDS, StorageBuilder
+from .k8s.storage import StorageObjects
 from .workloads import expand_workloads, pods_by_replica_set, replica_set_for
 from .columnar import kernels
 
@@ -38,7 +40,7 @@ WORKLOAD_KINDS = ("ReplicationController", "ReplicaSet", "StatefulSet")
 IGNORED_KINDS: tuple[str, ...] = ()
 CONFIG_KIND = "KubeSchedulerConfiguration"
 NAMESPACED = {"Pod", "Service", "ReplicationController", "ReplicaSet", "StatefulSet",
-              "PodDisruptionBudget", "Deployment", "DaemonSet"}
+              "PodDisruptionBudget", "Deployment", "DaemonSet", "PersistentVolumeClaim"}
 # Why an object of a kind the engine does not read is left out (summary and warning).
 NOT_READ = "kind not read by the scheduler"
 # apps/v1 workloads: spec.selector is required and must select the template's labels.
@@ -63,6 +65,7 @@ class Scenario:
     # what the load did (load_report.LoadReport.summary): objects read and ignored per
     # kind and why, pods added by workloads and DaemonSets, the warnings
     summary: Mapping[str, Any] = field(default_factory=dict)
+    storage: StorageObjects = field(default_factory=StorageObjects)  # volumes and claims
 
     def pod(self, key: str) -> t.Pod | None:
         """The pod named ``namespace/name``, or None."""
@@ -125,8 +128,8 @@ class _Builder:
         self.config_doc: dict | None = None
         self.report = LoadReport(file)
         self.removed: dict[tuple[str, str], list[str]] = {}  # (apiVersion, kind) -> objects
-        self.volumes: list[str] = []  # "Kind ns/name" of objects with volume claims
         self.memo: dict = {}  # Decoder.interned: repeated manifest values decoded once
+        self.storage = StorageBuilder(file)
 
     def add(self, doc: dict) -> None:
         """Decode one document and dispatch it by kind (unknown kinds warn)."""
@@ -141,6 +144,10 @@ class _Builder:
         if kind == CONFIG_KIND:
             return self._add_config(doc)
         handler = _HANDLERS.get(kind)
+        if handler is None and kind in STORAGE_KINDS:
+            d, name, ns = self._identify(kind, doc)
+            self.report.count_read(kind)
+            return self.storage.add(kind, d, doc, name, ns)
         if handler is None:
             self.report.ignore(kind, NOT_READ, _object_name(doc), warn=kind not in IGNORED_KINDS)
             return
@@ -191,9 +198,9 @@ class _Builder:
         self._report_added(ordered)
         self._foreign_schedulers(final, cfg)
         self._removed_versions()
-        notice = volume_notice.warning(self.file, self.volumes, len(self.volumes))
-        if notice:
-            self.report.warn(notice)
+        final, storage = self.storage.finish(final)
+        for warning in self.storage.warnings:
+            self.report.warn(warning)
         if len(self.nodes) >= kernels.MIN_NODES:
             kernels.warm()  # a large cluster runs compiled loops: get them ready now
         warnings = tuple(self.report.ignored_warnings() + self.report.warnings + cfg_warnings)
@@ -201,7 +208,8 @@ class _Builder:
             nodes=tuple(self.nodes), pods=final, services=tuple(self.services),
             workloads=tuple(w for _, w, _ in workloads), priority_classes=dict(self.classes),
             pdbs=tuple(self.pdbs), namespaces=self.namespaces, config=cfg,
-            warnings=warnings, source=self.file, summary=self.report.summary(warnings))
+            warnings=warnings, source=self.file, summary=self.report.summary(warnings),
+            storage=storage)
 
     def _configuration(self, config_text: str | None, config_filename: str):
         if config_text is not None:
@@ -308,14 +316,17 @@ class _Builder:
                                  **mf.read_node_fields(d, doc)))
 
     def _pod(self, d: Decoder, doc: dict, name: str, ns: str) -> None:
-        if volume_notice.uses_claims(doc.get("spec")):
-            self.volumes.append(d.label)
         fields = mf.read_pod_meta(d, doc.get("metadata"), "metadata")
         fields.update(mf.read_pod_spec(d, doc.get("spec"), "spec"))
         status = d.obj(doc.get("status"), "status")
         fields["nominated_node_name"] = d.str(status.get("nominatedNodeName"),
                                               "status.nominatedNodeName")
         fields["phase"] = d.str(status.get("phase"), "status.phase") or "Pending"
+        if status.get("startTime") is not None:  # GetPodStartTime reads it (preemption)
+            fields["start_time"] = d.time(status.get("startTime"), "status.startTime")
+        if status.get("conditions") is not None:
+            fields["disruption_target_reason"] = mf.read_disruption_target(
+                d, status.get("conditions"), "status.conditions")
         if fields["node_name"] and fields["scheduling_gates"]:
             raise d.fail("spec.nodeName", "Forbidden: cannot be set until all schedulingGates "
                          "have been cleared")
@@ -323,8 +334,8 @@ class _Builder:
 
     def _service(self, d: Decoder, doc: dict, name: str, ns: str) -> None:
         spec = d.obj(doc.get("spec"), "spec")
-        self.services.append(t.Service(name, ns, d.str_map(spec.get("selector"),
-                                                           "spec.selector")))
+        self.services.append(t.Service(name, ns, mf._labels(d, spec.get("selector"),
+                                                            "spec.selector")))
 
     def _workload(self, d: Decoder, doc: dict, name: str, ns: str) -> None:
         kind = doc["kind"]
@@ -332,7 +343,7 @@ class _Builder:
         spec = d.obj(doc.get("spec"), "spec")
         if kind == "ReplicationController":
             sel = spec.get("selector")
-            selector = t.LabelSelector(d.str_map(sel, "spec.selector")) if sel else None
+            selector = t.LabelSelector(mf._labels(d, sel, "spec.selector")) if sel else None
         else:
             selector = mf.read_label_selector(d, spec.get("selector"), "spec.selector")
         replicas = d.int(spec.get("replicas"), "spec.replicas", 1)  # API default 1
@@ -343,10 +354,10 @@ class _Builder:
         if kind == "ReplicationController" and selector is None and template is not None:
             selector = t.LabelSelector(dict(template.labels))  # RC defaults to template labels
         selector = self._check_selector(d, doc, selector, template)
-        if self._claims_volumes(spec):
-            self.volumes.append(d.label)
         w = t.Workload(kind, name, ns, d.str(meta.get("uid"), "metadata.uid"), selector,
                        replicas, template)
+        if kind == "StatefulSet" and spec.get("volumeClaimTemplates") is not None:
+            w = replace(w, volume_claim_templates=self.storage.claim_templates(d, spec, ns, name))
         entry = (self.order, w, d.time(meta.get("creationTimestamp"), "metadata.creationTimestamp"))
         if kind == "Deployment":
             self.deployments.append(entry)
@@ -383,14 +394,6 @@ class _Builder:
             raise d.fail("spec.template.metadata.labels", "Invalid value: "
                          f"{dict(template.labels)}: `selector` does not match template `labels`")
         return selector
-
-    @staticmethod
-    def _claims_volumes(spec: Mapping[str, Any]) -> bool:
-        """A StatefulSet's volumeClaimTemplates, or claims in any workload's template."""
-        if spec.get("volumeClaimTemplates"):
-            return True
-        tpl = spec.get("template")
-        return isinstance(tpl, dict) and volume_notice.uses_claims(tpl.get("spec"))
 
     def _template(self, d: Decoder, v: Any, ns: str) -> t.Pod | None:
         if v is None:

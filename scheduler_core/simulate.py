@@ -23,6 +23,7 @@ from .schedule_one import CycleRecord, Scheduler, SchedulingError
 from . import trace
 from .plugins.defaultpreemption.default_preemption import STATE_KEY as PREEMPTION_KEY
 from .plugins.defaultpreemption.explain import trace_to_json
+from .plugins.volumebinding.explain import volumes_json
 
 SCHEDULED, UNSCHEDULABLE, GATED = "Scheduled", "Unschedulable", "Gated"
 
@@ -317,6 +318,11 @@ class Simulation:
             out["preemptions"] = self.preemptions
         out["spreadConstraints"] = trace.spread_constraints_json(self.scenario.pods)
         out["nodes"] = trace.nodes_json(self.node_infos.values())
+        storage = getattr(self.scenario, "storage", None)
+        if storage is not None and not storage.empty():
+            fwk = next(iter(self.frameworks.values()))
+            out["volumes"] = volumes_json(fwk.volume_cache(), self.scenario.pods,
+                                          self.node_infos.values(), fwk)
         out["warnings"] = self.warnings
         return out
 

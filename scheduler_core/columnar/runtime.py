@@ -38,6 +38,7 @@ from .plugins.nodeports import NodePorts
 from .plugins.podtopologyspread import PodTopologySpread
 from .plugins.static import STATIC_FILTER_PLUGINS, StaticFilters
 from .plugins.tainttoleration import TaintToleration
+from .plugins.volumes import VolumePlugin
 
 COLUMNAR_PLUGINS = {
     names.NODE_AFFINITY: NodeAffinity, names.TAINT_TOLERATION: TaintToleration,
@@ -45,6 +46,9 @@ COLUMNAR_PLUGINS = {
     names.NODE_RESOURCES_BALANCED_ALLOCATION: BalancedAllocation,
     names.POD_TOPOLOGY_SPREAD: PodTopologySpread, names.IMAGE_LOCALITY: ImageLocality,
     names.INTER_POD_AFFINITY: InterPodAffinity,
+    # pods with claims or restricted disks take the reference path (plugins/volumes.py)
+    names.VOLUME_RESTRICTIONS: VolumePlugin, names.NODE_VOLUME_LIMITS: VolumePlugin,
+    names.VOLUME_BINDING: VolumePlugin, names.VOLUME_ZONE: VolumePlugin,
 }
 
 

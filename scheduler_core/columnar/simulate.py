@@ -25,7 +25,8 @@ from ..schedule_one import SchedulingError
 from ..simulate import SCHEDULED, Simulation
 from .. import trace
 from .context import Context
-from .runtime import ColumnarFramework
+from .plugins.volumes import uses_volumes
+from .runtime import ColumnarFramework, Unsupported
 from .schedule_one import ColumnarRecord, ColumnarScheduler
 
 
@@ -34,6 +35,8 @@ class ColumnarSimulation(Simulation):
     profile with a plugin the columnar path lacks)."""
 
     def __init__(self, scenario, seed: int = 0, detail=True) -> None:
+        if uses_volumes(scenario.pods):  # the volume plugins run node by node only
+            raise Unsupported("volumes")
         super().__init__(scenario, seed, detail, fast=True)
         self.ctx = Context(list(self.node_infos.values()))
         self.columnar = {name: ColumnarFramework(fwk, self.ctx)

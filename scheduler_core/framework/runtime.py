@@ -79,6 +79,7 @@ class HandleData:
     # issue 8: plugins may keep incremental state across cycles (same results; False
     # forces the reference per-cycle recount everywhere)
     fast: bool = True
+    volumes: Any = None  # the VolumeCache of the run, made on first use (volume plugins)
 
 
 @dataclass
@@ -136,6 +137,16 @@ class Framework:
     def nominated_pods_for_node(self, node_name: str) -> list[PodInfo]:
         """NominatedPodsForNode: the PodInfos nominated to ``node_name``."""
         return self.data.nominator.nominated_pods_for_node(node_name)
+
+    def volume_cache(self):
+        """The claims and volumes as this run has bound them (the volume plugins' listers
+        and VolumeBinding's assume cache), shared by every profile of the run."""
+        if self.data.volumes is None:
+            from ..k8s.storage import StorageObjects
+            from ..plugins.volumebinding.assume_cache import VolumeCache
+            self.data.volumes = VolumeCache(getattr(self.objects, "storage", None)
+                                            or StorageObjects())
+        return self.data.volumes
 
     def evict(self, victim: Pod, preemptor: Pod, node_name: str) -> None:
         """Hand the victim to the simulation, which deletes it after this cycle."""

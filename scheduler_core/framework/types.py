@@ -169,6 +169,46 @@ def new_pod_info(pod: Pod) -> PodInfo:
     )
 
 
+_PARSE_ERRORS: dict[int, tuple[object, str | None]] = {}
+
+
+def pod_info_parse_error(pod: Pod) -> str | None:
+    """PodInfo.ParseError's text (framework/types.go PodInfo.Update): the affinity terms
+    whose label or namespace selector labels.NewRequirement refuses, as
+    ``utilerrors.NewAggregate`` prints them; None when every term parses. Remembered per
+    affinity object (a workload's pods share one)."""
+    aff = pod.affinity
+    if aff is None or (aff.pod_affinity is None and aff.pod_anti_affinity is None):
+        return None
+    hit = _PARSE_ERRORS.get(id(aff))
+    if hit is not None and hit[0] is aff:
+        return hit[1]
+    pa, paa = aff.pod_affinity, aff.pod_anti_affinity
+    groups = (("requiredAffinityTerms", pa.required if pa else ()),
+              ("requiredAntiAffinityTerms", paa.required if paa else ()),
+              ("preferredAffinityTerms", tuple(w.pod_affinity_term for w in pa.preferred)
+               if pa else ()),
+              ("preferredAntiAffinityTerms", tuple(w.pod_affinity_term for w in paa.preferred)
+               if paa else ()))
+    errs = []
+    for name, terms in groups:
+        err = next((e for e in map(_term_parse_error, terms) if e), None)
+        if err:
+            errs.append(f"{name}: {err}")
+    msg = klabels.aggregate(errs)
+    if len(_PARSE_ERRORS) > 4096:
+        _PARSE_ERRORS.clear()
+    _PARSE_ERRORS[id(aff)] = (aff, msg)
+    return msg
+
+
+def _term_parse_error(t: PodAffinityTerm) -> str | None:
+    """newAffinityTerm: LabelSelectorAsSelector of the label selector, then of the
+    namespace selector."""
+    return (klabels.label_selector_parse_error(t.label_selector)
+            or klabels.label_selector_parse_error(t.namespace_selector))
+
+
 class HostPortInfo:
     """framework.HostPortInfo: ip -> set of (protocol, port); 0.0.0.0 conflicts with all."""
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
+from ..validation import apimachinery as am
+from ..validation import field as vf
 from .types import LabelSelector
 
 IN = "In"
@@ -107,3 +109,48 @@ def selector_from_label_selector(ls: LabelSelector | None) -> Selector:
     for e in ls.match_expressions:
         reqs.append(Requirement(e.key, e.operator, frozenset(e.values)))
     return Selector(tuple(reqs))
+
+
+# --- parse errors (labels.NewRequirement, metav1.LabelSelectorAsSelector) ---------------
+_OPERATORS = (IN, NOT_IN, EXISTS, DOES_NOT_EXIST)
+
+
+def requirement_errors(key: str, values: tuple[str, ...]) -> list[str]:
+    """labels.NewRequirement's key and value checks: ``key: Invalid value: ...`` and
+    ``values[i][key]: Invalid value: ...`` (messages joined with "; ")."""
+    errs = []
+    msgs = am.is_qualified_name(key)
+    if msgs:
+        errs.append(vf.invalid("key", key, "; ".join(msgs)).error())
+    for i, v in enumerate(values):
+        msgs = am.is_valid_label_value(v)
+        if msgs:
+            errs.append(vf.invalid(f"values[{i}][{key}]", v, "; ".join(msgs)).error())
+    return errs
+
+
+def aggregate(errs: list[str]) -> str | None:
+    """utilerrors.NewAggregate(...).Error(): None, the one message, or "[a, b]" (repeats
+    dropped)."""
+    errs = list(dict.fromkeys(errs))
+    if not errs:
+        return None
+    return errs[0] if len(errs) == 1 else "[" + ", ".join(errs) + "]"
+
+
+def label_selector_parse_error(ls: LabelSelector | None) -> str | None:
+    """metav1.LabelSelectorAsSelector's error for a selector the apiserver would refuse:
+    matchLabels first (sorted here; upstream walks a map), then matchExpressions."""
+    if ls is None:
+        return None
+    for k, v in sorted(ls.match_labels.items()):
+        err = aggregate(requirement_errors(k, (v,)))
+        if err:
+            return err
+    for e in ls.match_expressions:
+        if e.operator not in _OPERATORS:
+            return f'"{e.operator}" is not a valid label selector operator'
+        err = aggregate(requirement_errors(e.key, e.values))
+        if err:
+            return err
+    return None

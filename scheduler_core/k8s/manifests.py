@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..validation import apimachinery as am
 from ..validation import field as vf
 from . import types as t
 from .decode import Decoder
@@ -34,27 +35,59 @@ def read_label_selector(d: Decoder, v: Any, path: str) -> t.LabelSelector | None
     m = d.obj(v, path)
     exprs = d.items(m.get("matchExpressions"), f"{path}.matchExpressions",
                     lambda x, p: _label_requirement(d, x, p))
-    return t.LabelSelector(d.str_map(m.get("matchLabels"), f"{path}.matchLabels"), exprs)
+    match_labels = d.str_map(m.get("matchLabels"), f"{path}.matchLabels")
+    check_labels(d, match_labels, f"{path}.matchLabels")
+    return t.LabelSelector(match_labels, exprs)
 
 
 def _label_requirement(d: Decoder, v: Any, path: str) -> t.LabelSelectorRequirement:
-    """metav1validation.ValidateLabelSelectorRequirement wording."""
+    """metav1validation.ValidateLabelSelectorRequirement wording (operator and values,
+    then the key as a label name, then each value as a label value)."""
     m = d.obj(v, path)
     r = t.LabelSelectorRequirement(
         d.str(m.get("key"), f"{path}.key"), d.str(m.get("operator"), f"{path}.operator"),
         d.str_list(m.get("values"), f"{path}.values"))
     _check_values(d, path, r.operator, r.values, LABEL_OPS)
+    check_label_name(d, r.key, f"{path}.key")
+    _check_label_values(d, r.values, f"{path}.values")
     return r
 
 
-def _node_requirement(d: Decoder, v: Any, path: str) -> t.NodeSelectorRequirement:
-    """validation.go ValidateNodeSelectorRequirement wording."""
+def _node_requirement(d: Decoder, v: Any, path: str, check_values: bool = True,
+                      api: bool = True) -> t.NodeSelectorRequirement:
+    """validation.go ValidateNodeSelectorRequirement wording; values are label values
+    unless the term is preferred (upstream always allows invalid values there). ``api``
+    False: not an API object (scheduler args), no label checks."""
     m = d.obj(v, path)
     r = t.NodeSelectorRequirement(
         d.str(m.get("key"), f"{path}.key"), d.str(m.get("operator"), f"{path}.operator"),
         d.str_list(m.get("values"), f"{path}.values"))
     _check_values(d, path, r.operator, r.values, NODE_OPS)
+    if not api:
+        return r
+    check_label_name(d, r.key, f"{path}.key")
+    if check_values:
+        _check_label_values(d, r.values, f"{path}.values")
     return r
+
+
+# --- label names and values (apimachinery validation, as the apiserver checks them) ---
+def check_label_name(d: Decoder, name: str, path: str) -> None:
+    """metav1validation.ValidateLabelName: the first message, at ``path``."""
+    for err in am.validate_label_name(name, path):
+        raise d.fail_field(err)
+
+
+def _check_label_values(d: Decoder, values: tuple[str, ...], path: str) -> None:
+    for i, value in enumerate(values):
+        for msg in am.is_valid_label_value(value):
+            raise d.fail_field(vf.invalid(f"{path}[{i}]", value, msg))
+
+
+def check_labels(d: Decoder, labels: dict[str, str], path: str) -> None:
+    """metav1validation.ValidateLabels: keys and values, reported at ``path`` itself."""
+    for err in am.validate_labels(labels, path):
+        raise d.fail_field(err)
 
 
 def _field_requirement(d: Decoder, v: Any, path: str) -> t.NodeSelectorRequirement:
@@ -89,18 +122,21 @@ def _check_values(d: Decoder, path: str, op: str, values: tuple[str, ...],
             f"{path}.values", "must be specified single value when `operator` is 'Lt' or 'Gt'"))
 
 
-def read_node_selector_term(d: Decoder, v: Any, path: str) -> t.NodeSelectorTerm:
+def read_node_selector_term(d: Decoder, v: Any, path: str, check_values: bool = True,
+                            api: bool = True) -> t.NodeSelectorTerm:
     """v1.NodeSelectorTerm (matchExpressions and matchFields)."""
     m = d.obj(v, path)
     return t.NodeSelectorTerm(
         d.items(m.get("matchExpressions"), f"{path}.matchExpressions",
-                lambda x, p: _node_requirement(d, x, p)),
+                lambda x, p: _node_requirement(d, x, p, check_values, api)),
         d.items(m.get("matchFields"), f"{path}.matchFields",
                 lambda x, p: _field_requirement(d, x, p)))
 
 
-def read_node_affinity(d: Decoder, v: Any, path: str) -> t.NodeAffinity | None:
-    """v1.NodeAffinity: required terms (at least one) and weighted preferred terms."""
+def read_node_affinity(d: Decoder, v: Any, path: str, api: bool = True
+                       ) -> t.NodeAffinity | None:
+    """v1.NodeAffinity: required terms (at least one) and weighted preferred terms
+    (``api`` False for scheduler args: label names and values are not checked)."""
     if v is None:
         return None
     m = d.obj(v, path)
@@ -110,13 +146,13 @@ def read_node_affinity(d: Decoder, v: Any, path: str) -> t.NodeAffinity | None:
         r = d.obj(m["requiredDuringSchedulingIgnoredDuringExecution"], req_path)
         required = t.NodeSelector(d.items(
             r.get("nodeSelectorTerms"), f"{req_path}.nodeSelectorTerms",
-            lambda x, p: read_node_selector_term(d, x, p)))
+            lambda x, p: read_node_selector_term(d, x, p, True, api)))
         if not required.node_selector_terms:
             raise d.fail_field(vf.required(f"{req_path}.nodeSelectorTerms",
                                            "must have at least one node selector term"))
     pref_path = f"{path}.preferredDuringSchedulingIgnoredDuringExecution"
     preferred = d.items(m.get("preferredDuringSchedulingIgnoredDuringExecution"), pref_path,
-                        lambda x, p: _preferred_term(d, x, p))
+                        lambda x, p: _preferred_term(d, x, p, api))
     return t.NodeAffinity(required, preferred)
 
 
@@ -127,18 +163,19 @@ def _weight(d: Decoder, v: Any, path: str) -> int:
     return w
 
 
-def _preferred_term(d: Decoder, v: Any, path: str) -> t.PreferredSchedulingTerm:
+def _preferred_term(d: Decoder, v: Any, path: str, api: bool = True
+                    ) -> t.PreferredSchedulingTerm:
     m = d.obj(v, path)
     return t.PreferredSchedulingTerm(_weight(d, m.get("weight"), f"{path}.weight"),
                                      read_node_selector_term(d, m.get("preference"),
-                                                             f"{path}.preference"))
+                                                             f"{path}.preference", False,
+                                                             api))
 
 
 def _pod_affinity_term(d: Decoder, v: Any, path: str) -> t.PodAffinityTerm:
+    """validation.go validatePodAffinityTerm: selectors, namespaces, label keys, topologyKey."""
     m = d.obj(v, path)
-    if not d.str(m.get("topologyKey"), f"{path}.topologyKey"):
-        raise d.fail_field(vf.required(f"{path}.topologyKey", "can not be empty"))
-    return t.PodAffinityTerm(
+    term = t.PodAffinityTerm(
         topology_key=d.str(m.get("topologyKey"), f"{path}.topologyKey"),
         label_selector=read_label_selector(d, m.get("labelSelector"), f"{path}.labelSelector"),
         namespaces=d.str_list(m.get("namespaces"), f"{path}.namespaces"),
@@ -146,6 +183,17 @@ def _pod_affinity_term(d: Decoder, v: Any, path: str) -> t.PodAffinityTerm:
                                                f"{path}.namespaceSelector"),
         match_label_keys=d.str_list(m.get("matchLabelKeys"), f"{path}.matchLabelKeys"),
         mismatch_label_keys=d.str_list(m.get("mismatchLabelKeys"), f"{path}.mismatchLabelKeys"))
+    for name in term.namespaces:  # ValidateNamespaceName, reported at ".namespace" upstream
+        for msg in am.is_dns1123_label(name):
+            raise d.fail_field(vf.invalid(f"{path}.namespace", name, msg))
+    for field_name, keys in (("matchLabelKeys", term.match_label_keys),
+                             ("mismatchLabelKeys", term.mismatch_label_keys)):
+        for i, k in enumerate(keys):
+            check_label_name(d, k, f"{path}.{field_name}[{i}]")
+    if not term.topology_key:
+        raise d.fail_field(vf.required(f"{path}.topologyKey", "can not be empty"))
+    check_label_name(d, term.topology_key, f"{path}.topologyKey")
+    return term
 
 
 def _weighted_pod_term(d: Decoder, v: Any, path: str) -> t.WeightedPodAffinityTerm:
@@ -185,10 +233,14 @@ def read_taint(d: Decoder, v: Any, path: str) -> t.Taint:
     key = d.str(m.get("key"), f"{path}.key")
     if not key:
         raise d.fail_field(vf.required(f"{path}.key", ""))
+    check_label_name(d, key, f"{path}.key")  # validateNodeTaints: key, then value
+    value = d.str(m.get("value"), f"{path}.value")
+    if am.is_valid_label_value(value):
+        raise d.fail_field(vf.invalid(f"{path}.value", value,
+                                      ";".join(am.is_valid_label_value(value))))
     if m.get("effect") is None:
         raise d.fail_field(vf.required(f"{path}.effect", ""))
-    return t.Taint(key, d.str(m.get("value"), f"{path}.value"),
-                   d.enum(m.get("effect"), f"{path}.effect", TAINT_EFFECTS))
+    return t.Taint(key, value, d.enum(m.get("effect"), f"{path}.effect", TAINT_EFFECTS))
 
 
 def read_toleration(d: Decoder, v: Any, path: str) -> t.Toleration:
@@ -197,6 +249,11 @@ def read_toleration(d: Decoder, v: Any, path: str) -> t.Toleration:
     key = d.str(m.get("key"), f"{path}.key")
     op = d.str(m.get("operator"), f"{path}.operator") or "Equal"
     value = d.str(m.get("value"), f"{path}.value")
+    if key:
+        check_label_name(d, key, f"{path}.key")
+    if op == "Equal" and am.is_valid_label_value(value):  # joined at .operator upstream
+        raise d.fail_field(vf.invalid(f"{path}.operator", value,
+                                      ";".join(am.is_valid_label_value(value))))
     if op not in ("Equal", "Exists"):
         raise d.fail_field(vf.not_supported(f"{path}.operator", op, ("Equal", "Exists")))
     if not key and op != "Exists":
@@ -242,6 +299,8 @@ def _spread_constraint(d: Decoder, v: Any, path: str) -> t.TopologySpreadConstra
     _check_min_domains(d, f"{path}.minDomains", min_domains, when)
     selector = read_label_selector(d, m.get("labelSelector"), f"{path}.labelSelector")
     keys = d.str_list(m.get("matchLabelKeys"), f"{path}.matchLabelKeys")
+    for i, k in enumerate(keys):
+        check_label_name(d, k, f"{path}.matchLabelKeys[{i}]")
     _check_match_label_keys(d, f"{path}.matchLabelKeys", keys, selector)
     return t.TopologySpreadConstraint(
         max_skew=max_skew, topology_key=key, when_unsatisfiable=when,
@@ -312,8 +371,8 @@ def read_pod_spec(d: Decoder, spec: Any, path: str) -> dict:
         priority_class_name=d.str(s.get("priorityClassName"), f"{path}.priorityClassName"),
         preemption_policy=d.enum(s.get("preemptionPolicy"), f"{path}.preemptionPolicy",
                                  PREEMPTION_POLICIES),
-        node_selector=d.interned("nodeSelector", s.get("nodeSelector"), lambda: d.str_map(
-            s.get("nodeSelector"), f"{path}.nodeSelector")),
+        node_selector=d.interned("nodeSelector", s.get("nodeSelector"), lambda: _labels(
+            d, s.get("nodeSelector"), f"{path}.nodeSelector")),
         affinity=d.interned("affinity", s.get("affinity"), lambda: read_affinity(
             d, s.get("affinity"), f"{path}.affinity")),
         tolerations=d.interned("tolerations", s.get("tolerations"), lambda:
@@ -325,6 +384,9 @@ def read_pod_spec(d: Decoder, spec: Any, path: str) -> dict:
             lambda: read_spread_constraints(d, s.get("topologySpreadConstraints"),
                                             f"{path}.topologySpreadConstraints")),
         scheduling_gates=gates,
+        volumes=() if s.get("volumes") is None else d.interned(
+            "volumes", s.get("volumes"),
+            lambda: smf.read_volumes(d, s.get("volumes"), f"{path}.volumes")),
         containers=containers,
         init_containers=inits,
         overhead=overhead,
@@ -341,16 +403,42 @@ def read_pod_meta(d: Decoder, meta: Any, path: str) -> dict:
     m = d.obj(meta, path)
     return dict(
         uid=d.str(m.get("uid"), f"{path}.uid"),
-        labels=d.interned("labels", m.get("labels"), lambda: d.str_map(m.get("labels"),
-                                                                        f"{path}.labels")),
+        labels=d.interned("labels", m.get("labels"), lambda: _labels(d, m.get("labels"),
+                                                                      f"{path}.labels")),
         annotations=d.str_map(m.get("annotations"), f"{path}.annotations"),
         owner_references=d.interned("ownerReferences", m.get("ownerReferences"), lambda: d.items(
             m.get("ownerReferences"), f"{path}.ownerReferences",
             lambda x, p: read_owner_ref(d, x, p))),
         creation_timestamp=d.time(m.get("creationTimestamp"), f"{path}.creationTimestamp"),
         deletion_timestamp=(None if m.get("deletionTimestamp") is None else
-                            str(m.get("deletionTimestamp"))),
+                            _timestamp_text(d, m.get("deletionTimestamp"),
+                                            f"{path}.deletionTimestamp")),
     )
+
+
+def _timestamp_text(d: Decoder, v: Any, path: str) -> str:
+    """A timestamp kept as written, once checked to be RFC3339 (the apiserver decodes it)."""
+    d.time(v, path)
+    return str(v)
+
+
+def read_disruption_target(d: Decoder, v: Any, path: str) -> str:
+    """podTerminatingByPreemption's condition: the first DisruptionTarget condition's reason
+    when its status is "True", else ""."""
+    for i, c in enumerate(d.list(v, path)):
+        m = d.obj(c, f"{path}[{i}]")
+        if d.str(m.get("type"), f"{path}[{i}].type") == "DisruptionTarget":
+            if d.str(m.get("status"), f"{path}[{i}].status") != "True":
+                return ""
+            return d.str(m.get("reason"), f"{path}[{i}].reason")
+    return ""
+
+
+def _labels(d: Decoder, v: Any, path: str) -> dict[str, str]:
+    """A label map (metadata.labels, spec.nodeSelector), checked as ValidateLabels does."""
+    labels = d.str_map(v, path)
+    check_labels(d, labels, path)
+    return labels
 
 
 # --- nodes -----------------------------------------------------------------------------
@@ -362,7 +450,7 @@ def read_node_fields(d: Decoder, doc: dict) -> dict:
     alloc_key = "allocatable" if status.get("allocatable") is not None else "capacity"
     images = d.items(status.get("images"), "status.images", lambda x, p: _image(d, x, p))
     return dict(
-        labels=d.str_map(meta.get("labels"), "metadata.labels"),
+        labels=_labels(d, meta.get("labels"), "metadata.labels"),
         annotations=d.str_map(meta.get("annotations"), "metadata.annotations"),
         taints=d.items(spec.get("taints"), "spec.taints", lambda x, p: read_taint(d, x, p)),
         unschedulable=d.bool(spec.get("unschedulable"), "spec.unschedulable"),
@@ -374,3 +462,6 @@ def _image(d: Decoder, v: Any, path: str) -> t.ContainerImage:
     m = d.obj(v, path)
     return t.ContainerImage(d.str_list(m.get("names"), f"{path}.names"),
                             d.int(m.get("sizeBytes"), f"{path}.sizeBytes", 0))
+
+
+from . import storage_manifests as smf  # noqa: E402 - it reads selectors through this module

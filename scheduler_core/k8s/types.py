@@ -229,6 +229,10 @@ class Pod:
     nominated_node_name: str = ""
     phase: str = "Pending"
     file_index: int = 0
+    start_time: float | None = None  # status.startTime in epoch seconds; None when unset
+    # status.conditions: the reason of the first DisruptionTarget condition when it is True
+    disruption_target_reason: str = ""
+    volumes: tuple = ()  # spec.volumes as k8s.storage.Volume values
 
     @property
     def key(self) -> str:
@@ -288,6 +292,7 @@ class Workload:
     selector: LabelSelector | None = None
     replicas: int | None = None
     template: Pod | None = None
+    volume_claim_templates: tuple = ()  # StatefulSet: k8s.storage.PersistentVolumeClaim
 
 
 @dataclass(frozen=True, slots=True)

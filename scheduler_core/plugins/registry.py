@@ -3,8 +3,8 @@
 Mirrors kube-scheduler v1.34 ``pkg/scheduler/framework/plugins/registry.go``. The
 extension points are listed here (rather than discovered) so a profile can be expanded
 without importing every plugin; ``load_plugin_class`` imports on profile build and fails
-loudly when a module is missing. Volume plugins and DynamicResources are not registered:
-scenarios carry no PersistentVolumeClaims or ResourceClaims.
+loudly when a module is missing. DynamicResources is not registered: scenarios carry no
+ResourceClaims.
 """
 from __future__ import annotations
 
@@ -56,11 +56,19 @@ REGISTRY: dict[str, tuple[str, frozenset[str]]] = {
     n.IMAGE_LOCALITY: (f"{_PKG}.imagelocality.image_locality:ImageLocality",
                        frozenset({SCORE})),
     n.DEFAULT_BINDER: (f"{_PKG}.defaultbinder.default_binder:DefaultBinder", frozenset({BIND})),
+    # --- volume plugins (claims, volumes, classes, CSI limits) ---
+    n.VOLUME_RESTRICTIONS: (f"{_PKG}.volumerestrictions.volume_restrictions:VolumeRestrictions",
+                            frozenset({PRE_FILTER, FILTER})),
+    n.NODE_VOLUME_LIMITS: (f"{_PKG}.nodevolumelimits.csi:CSILimits",
+                           frozenset({PRE_FILTER, FILTER})),
+    n.VOLUME_BINDING: (f"{_PKG}.volumebinding.volume_binding:VolumeBinding",
+                       frozenset({PRE_FILTER, FILTER, RESERVE, PRE_BIND, PRE_SCORE, SCORE})),
+    n.VOLUME_ZONE: (f"{_PKG}.volumezone.volume_zone:VolumeZone", frozenset({PRE_FILTER, FILTER})),
 }
 
-# Upstream plugins we know but do not register (no PVCs / ResourceClaims in scenarios).
+# Upstream plugins we know but do not register (no ResourceClaims in scenarios; the
+# in-tree volume limit plugins are gone upstream too).
 UNREGISTERED = frozenset({
-    n.VOLUME_RESTRICTIONS, n.NODE_VOLUME_LIMITS, n.VOLUME_BINDING, n.VOLUME_ZONE,
     n.DYNAMIC_RESOURCES, "EBSLimits", "GCEPDLimits", "AzureDiskLimits", "CinderLimits",
 })
 

@@ -52,6 +52,14 @@ CASES = [
          ["filter", f"{G}/bad-maxskew.yaml", "--pod", "default/p"], 2,
          [f"error: {G}/bad-maxskew.yaml: Pod default/p: spec.topologySpreadConstraints[0]."
           "maxSkew: Invalid value: -1: must be greater than zero"]),
+    Case("an invalid label value in a pod anti-affinity selector is bad input",
+         ["simulate", f"{G}/bad-affinity-label.yaml"], 2,
+         [f"error: {G}/bad-affinity-label.yaml: Pod default/p: spec.affinity.podAntiAffinity."
+          "requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0]."
+          "values[0]: Invalid value: \"{{.bad-value.}}\": a valid label must be an empty "
+          "string or consist of alphanumeric characters, '-', '_' or '.', and must start and "
+          "end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', "
+          "regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"]),
     Case("malformed YAML is bad input", ["simulate", f"{G}/bad-yaml.yaml"], 2,
          [f"error: {G}/bad-yaml.yaml: invalid YAML: did not find expected ',' or '}}' "
           "(line 4, column 1)"]),

@@ -24,22 +24,28 @@ def profile(body: str, name: str = "default-scheduler"):
 
 def test_default_profile_matches_upstream_v1_34() -> None:
     p = default_configuration().profiles["default-scheduler"]
+    vols = ("VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone")
     assert p.plugins == {
         "preEnqueue": ("SchedulingGates",),
         "queueSort": ("PrioritySort",),
-        "preFilter": ("NodeAffinity", "NodePorts", "NodeResourcesFit", "PodTopologySpread",
-                      "InterPodAffinity"),
+        "preFilter": ("NodeAffinity", "NodePorts", "NodeResourcesFit", *vols,
+                      "PodTopologySpread", "InterPodAffinity"),
         "filter": ("NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
-                   "NodePorts", "NodeResourcesFit", "PodTopologySpread", "InterPodAffinity"),
+                   "NodePorts", "NodeResourcesFit", *vols, "PodTopologySpread",
+                   "InterPodAffinity"),
         "postFilter": ("DefaultPreemption",),
-        "preScore": ("TaintToleration", "NodeAffinity", "NodeResourcesFit", "PodTopologySpread",
-                     "InterPodAffinity", "NodeResourcesBalancedAllocation"),
-        "score": ("TaintToleration", "NodeAffinity", "NodeResourcesFit", "PodTopologySpread",
-                  "InterPodAffinity", "NodeResourcesBalancedAllocation", "ImageLocality"),
+        "preScore": ("TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding",
+                     "PodTopologySpread", "InterPodAffinity", "NodeResourcesBalancedAllocation"),
+        "score": ("TaintToleration", "NodeAffinity", "NodeResourcesFit", "VolumeBinding",
+                  "PodTopologySpread", "InterPodAffinity", "NodeResourcesBalancedAllocation",
+                  "ImageLocality"),
+        "reserve": ("VolumeBinding",),
+        "preBind": ("VolumeBinding",),
         "bind": ("DefaultBinder",),
     }
+    # VolumeBinding has no weight in getDefaultPlugins: getScoreWeights makes it 1
     assert p.weights == {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1,
-                         "PodTopologySpread": 2, "InterPodAffinity": 2,
+                         "VolumeBinding": 1, "PodTopologySpread": 2, "InterPodAffinity": 2,
                          "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1}
     assert p.args["PodTopologySpread"] == ca.PodTopologySpreadArgs()
 
@@ -105,14 +111,26 @@ profiles:
     assert cfg.profiles["batch"].percentage_of_nodes_to_score == 100
 
 
-def test_volume_plugins_are_dropped_with_a_warning() -> None:
-    cfg, warnings = parse("""profiles:
-- plugins: {filter: {enabled: [{name: VolumeBinding}]}}
+def test_volume_plugins_can_be_disabled_as_upstream_allows() -> None:
+    p = profile("""profiles:
+- plugins:
+    multiPoint: {disabled: [{name: VolumeBinding}, {name: VolumeZone}]}
+    filter: {disabled: [{name: NodeVolumeLimits}]}
 """)
-    assert "VolumeBinding" not in cfg.profiles["default-scheduler"].plugins["filter"]
+    assert "VolumeBinding" not in p.all_plugins() and "VolumeZone" not in p.all_plugins()
+    assert "NodeVolumeLimits" in p.points("preFilter")
+    assert "NodeVolumeLimits" not in p.points("filter")
+    assert "VolumeRestrictions" in p.points("filter")
+
+
+def test_dynamic_resources_is_dropped_with_a_warning() -> None:
+    cfg, warnings = parse("""profiles:
+- plugins: {filter: {enabled: [{name: DynamicResources}]}}
+""")
+    assert "DynamicResources" not in cfg.profiles["default-scheduler"].plugins["filter"]
     assert warnings == ["config.yaml: KubeSchedulerConfiguration: profiles[0].plugins.filter."
-                        "enabled[0].name: plugin 'VolumeBinding' is not supported (scenarios "
-                        "have no volumes or resource claims); ignored"]
+                        "enabled[0].name: plugin 'DynamicResources' is not supported (scenarios "
+                        "have no resource claims); ignored"]
 
 
 def test_plugin_args_are_parsed_and_defaulted() -> None:

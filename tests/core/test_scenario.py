@@ -204,6 +204,18 @@ def test_replicaset_generated_names_are_deterministic() -> None:
     assert all(n.startswith("web-") and len(n) == 9 for n in names)
 
 
+# apimachinery validation.go messages (v1.34), as the apiserver words them
+LABEL_VALUE_MSG = (
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+    "'my_value',  or '12345', regex used for validation is "
+    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+QNAME_MSG = (
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+    "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
+
+
 # --- bad input -------------------------------------------------------------------------
 BAD = [
     ("malformed YAML", "a: [1, 2\n", "scenario.yaml: invalid YAML: did not find expected ',' or "
@@ -321,9 +333,77 @@ BAD = [
     ("bad timestamp", "apiVersion: v1\nkind: Pod\nmetadata: {name: p, creationTimestamp: "
      "yesterday}", "scenario.yaml: Pod default/p: metadata.creationTimestamp: 'yesterday' is not "
      "an RFC3339 timestamp"),
+    ("invalid taint value", "apiVersion: v1\nkind: Node\nmetadata: {name: n}\nspec: {taints: "
+     "[{key: k, value: 'a b', effect: NoSchedule}]}", "scenario.yaml: Node n: spec.taints[0].value: "
+     "Invalid value: \"a b\": " + LABEL_VALUE_MSG),
+    ("invalid Service selector value", "apiVersion: v1\nkind: Service\nmetadata: {name: s}\nspec: "
+     "{selector: {app: 'a b'}}", "scenario.yaml: Service default/s: spec.selector: Invalid value: "
+     "\"a b\": " + LABEL_VALUE_MSG),
+    ("bad deletionTimestamp", "apiVersion: v1\nkind: Pod\nmetadata: {name: p, deletionTimestamp: "
+     "soon}", "scenario.yaml: Pod default/p: metadata.deletionTimestamp: 'soon' is not an RFC3339 "
+     "timestamp"),
+    ("bad startTime", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nstatus: {startTime: "
+     "later}", "scenario.yaml: Pod default/p: status.startTime: 'later' is not an RFC3339 "
+     "timestamp"),
     ("bound pod with scheduling gates", pod_yaml(spec="nodeName: n, schedulingGates: [{name: g}]"),
      "scenario.yaml: Pod default/p: spec.nodeName: Forbidden: cannot be set until all "
      "schedulingGates have been cleared"),
+    ("invalid label value in required pod affinity", pod_yaml(
+        spec="affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+             "[{topologyKey: z, labelSelector: {matchExpressions: [{key: app, operator: In, "
+             "values: ['{{.bad-value.}}']}]}}]}}"),
+     "scenario.yaml: Pod default/p: spec.affinity.podAffinity."
+     "requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector.matchExpressions[0]."
+     "values[0]: Invalid value: \"{{.bad-value.}}\": " + LABEL_VALUE_MSG),
+    ("invalid label value in preferred pod anti-affinity", pod_yaml(
+        spec="affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: "
+             "[{weight: 1, podAffinityTerm: {topologyKey: z, labelSelector: {matchLabels: "
+             "{app: 'a b'}}}}]}}"),
+     "scenario.yaml: Pod default/p: spec.affinity.podAntiAffinity."
+     "preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm.labelSelector."
+     "matchLabels: Invalid value: \"a b\": " + LABEL_VALUE_MSG),
+    ("invalid label key in a pod affinity namespaceSelector", pod_yaml(
+        spec="affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+             "[{topologyKey: z, namespaceSelector: {matchExpressions: [{key: 'a/b/c', "
+             "operator: Exists}]}}]}}"),
+     "scenario.yaml: Pod default/p: spec.affinity.podAffinity."
+     "requiredDuringSchedulingIgnoredDuringExecution[0].namespaceSelector.matchExpressions[0]."
+     "key: Invalid value: \"a/b/c\": a qualified name must consist of alphanumeric characters, "
+     "'-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  "
+     "or 'my.name',  or '123-abc', regex used for validation is "
+     "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and "
+     "'/' (e.g. 'example.com/MyName')"),
+    ("invalid topologyKey in a pod affinity term", pod_yaml(
+        spec="affinity: {podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+             "[{topologyKey: 'a b', labelSelector: {}}]}}"),
+     "scenario.yaml: Pod default/p: spec.affinity.podAffinity."
+     "requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Invalid value: \"a b\": "
+     "name part " + QNAME_MSG),
+    ("invalid label value in required node affinity", pod_yaml(
+        spec="affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+             "{nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, "
+             "values: [a, '-b']}]}]}}}"),
+     "scenario.yaml: Pod default/p: spec.affinity.nodeAffinity."
+     "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0]."
+     "values[1]: Invalid value: \"-b\": " + LABEL_VALUE_MSG),
+    ("invalid label value in a spread constraint selector", pod_yaml(
+        spec="topologySpreadConstraints: [{maxSkew: 1, topologyKey: z, whenUnsatisfiable: "
+             "DoNotSchedule, labelSelector: {matchLabels: {app: 'x y'}}}]"),
+     "scenario.yaml: Pod default/p: spec.topologySpreadConstraints[0].labelSelector."
+     "matchLabels: Invalid value: \"x y\": " + LABEL_VALUE_MSG),
+    ("invalid pod label value", "apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: "
+     "{app: 'a b'}}", "scenario.yaml: Pod default/p: metadata.labels: Invalid value: \"a b\": "
+     + LABEL_VALUE_MSG),
+    ("invalid nodeSelector value", pod_yaml(spec="nodeSelector: {zone: 'a:b'}"),
+     "scenario.yaml: Pod default/p: spec.nodeSelector: Invalid value: \"a:b\": "
+     + LABEL_VALUE_MSG),
+    ("invalid toleration value", pod_yaml(spec="tolerations: [{key: k, value: 'a b'}]"),
+     "scenario.yaml: Pod default/p: spec.tolerations[0].operator: Invalid value: \"a b\": "
+     + LABEL_VALUE_MSG),
+    ("invalid selector value in a StatefulSet", "apiVersion: apps/v1\nkind: StatefulSet\n"
+     "metadata: {name: db}\nspec: {selector: {matchLabels: {app: 'd b'}}}",
+     "scenario.yaml: StatefulSet default/db: spec.selector.matchLabels: Invalid value: "
+     "\"d b\": " + LABEL_VALUE_MSG),
     ("alias bomb", "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n"
         for i in range(7)), "scenario.yaml: invalid YAML: document contains excessive aliasing"),
@@ -422,3 +502,20 @@ def test_terminating_pods_do_not_count_as_replicaset_replicas() -> None:
         "[{apiVersion: apps/v1, kind: ReplicaSet, name: web, uid: u}]}")
     s = load_scenario(owned + "---" + RS.format(kind="ReplicaSet"))
     assert len(s.pods) == 4  # the terminating pod plus three replacements
+
+
+def test_invalid_label_values_in_preferred_node_affinity_are_accepted_as_upstream_does() -> None:
+    scenario = load_scenario(pod_yaml(spec=(
+        "affinity: {nodeAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 1, "
+        "preference: {matchExpressions: [{key: zone, operator: In, values: ['-b']}]}}]}}")))
+    assert scenario.pods[0].affinity.node_affinity.preferred[0].weight == 1
+
+
+def test_pod_status_start_time_and_disruption_target_are_read() -> None:
+    s = load_scenario(pod_yaml(extra=(
+        "status:\n  startTime: '2026-11-20T10:00:00Z'\n  conditions:\n"
+        "  - {type: Ready, status: 'False'}\n"
+        "  - {type: DisruptionTarget, status: 'True', reason: PreemptionByScheduler}\n")))
+    p = s.pods[0]
+    assert (p.start_time, p.disruption_target_reason) == (1795168800.0, "PreemptionByScheduler")
+    assert load_scenario(pod_yaml()).pods[0].start_time is None

@@ -20,12 +20,18 @@ status: {{allocatable: {{cpu: "{cpu}", memory: 4Gi, pods: "10"}}}}
 
 
 def pod(name: str, cpu: str, priority: int | None = None, on: str = "", nominated: str = "",
-        labels: dict | None = None, priority_class: str = "", terminating: bool = False) -> str:
+        labels: dict | None = None, priority_class: str = "", terminating: bool = False,
+        preempted: bool = False, started: str = "", created: str = "") -> str:
+    """``terminating``: deleted; ``preempted``: deleted by the scheduler's preemption (the
+    DisruptionTarget condition); ``started``/``created``: status.startTime and
+    metadata.creationTimestamp."""
     meta = f"name: {name}"
     if labels:
         meta += ", labels: {" + ", ".join(f"{k}: {v}" for k, v in labels.items()) + "}"
-    if terminating:
+    if terminating or preempted:
         meta += ', deletionTimestamp: "2026-01-01T00:00:00Z"'
+    if created:
+        meta += f', creationTimestamp: "{created}"'
     spec = [f"  containers: [{{name: c, resources: {{requests: {{cpu: \"{cpu}\"}}}}}}]"]
     if priority is not None:
         spec.append(f"  priority: {priority}")
@@ -34,8 +40,16 @@ def pod(name: str, cpu: str, priority: int | None = None, on: str = "", nominate
     if on:
         spec.append(f"  nodeName: {on}")
     doc = f"apiVersion: v1\nkind: Pod\nmetadata: {{{meta}}}\nspec:\n" + "\n".join(spec) + "\n"
+    status = []
     if nominated:
-        doc += f"status: {{nominatedNodeName: {nominated}}}\n"
+        status.append(f"nominatedNodeName: {nominated}")
+    if started:
+        status.append(f'startTime: "{started}"')
+    if preempted:
+        status.append("conditions: [{type: DisruptionTarget, status: 'True', "
+                      "reason: PreemptionByScheduler}]")
+    if status:
+        doc += "status: {" + ", ".join(status) + "}\n"
     return doc
 
 
@@ -145,7 +159,7 @@ def test_nodes_rejected_as_unresolvable_are_not_preemption_candidates() -> None:
 # n1 has 2 cpu, 1 held by a terminating low-priority pod; "hi" (2 cpu) is nominated there and
 # waits for it, so "mid" (1 cpu, lower priority) must not take the free cpu.
 WAITING_FOR_TERMINATION = (node("n1"), node("n2"), pod("busy", "2", 500, on="n2"),
-                           pod("t", "1", 1, on="n1", terminating=True))
+                           pod("t", "1", 1, on="n1", preempted=True))
 
 
 @pytest.mark.parametrize("preemptor,want_mid", [
@@ -177,6 +191,26 @@ def test_a_preemptor_waits_while_a_victim_terminates_on_its_nominated_node() -> 
         "message": "0/2 nodes are available: 2 Insufficient cpu. preemption: not eligible "
                    "due to a terminating pod on the nominated node."}
     assert r["evicted"] == []
+
+
+def test_a_pod_deleted_for_another_reason_does_not_hold_preemption_back() -> None:
+    # upstream podTerminatingByPreemption needs the DisruptionTarget condition
+    r = run(node("n1"), node("n2"), pod("busy", "2", 500, on="n2"),
+            pod("t", "1", 1, on="n1", terminating=True), pod("hi", "2", 100, nominated="n1"))
+    assert (outcome(r, "hi")["node"], r["evicted"]) == ("n1", ["default/t"])
+
+
+def test_the_latest_start_time_not_the_creation_time_picks_the_node() -> None:
+    # equal victims but for their times: v1 was created first and started last
+    r = run(node("n1"), node("n2"),
+            pod("v1", "2", 1, on="n1", created="2026-11-01T00:00:00Z",
+                started="2026-11-20T00:00:00Z"),
+            pod("v2", "2", 1, on="n2", created="2026-11-10T00:00:00Z",
+                started="2026-11-05T00:00:00Z"),
+            pod("hi", "2", 100))
+    ex = preemption(r, "hi")
+    assert (ex["chosen"], ex["decidedBy"], r["evicted"]) == \
+        ("n1", "latest start time of the highest-priority victims", ["default/v1"])
 
 
 def test_preemption_policy_never_does_not_preempt() -> None:

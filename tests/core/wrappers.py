@@ -10,6 +10,8 @@ import dataclasses
 from typing import Any, Mapping
 
 from scheduler_core.framework.types import NodeInfo
+from scheduler_core.k8s import storage as st
+from scheduler_core.k8s.storage import Volume
 from scheduler_core.k8s.resource import pod_requests
 from scheduler_core.k8s.types import (Affinity, Container, ContainerPort, LabelSelector,
                                       LabelSelectorRequirement, Node, NodeAffinity,
@@ -72,8 +74,17 @@ class PodWrapper:
     def created(self, ts: float) -> "PodWrapper":
         return self._set(creation_timestamp=ts)
 
+    def started(self, ts: float) -> "PodWrapper":
+        """status.startTime (what preemption orders victims and candidates by)."""
+        return self._set(start_time=ts)
+
     def terminating(self) -> "PodWrapper":
         return self._set(deletion_timestamp="2026-01-01T00:00:00Z")
+
+    def preempted(self) -> "PodWrapper":
+        """Terminating because the scheduler preempted it (DisruptionTarget condition)."""
+        return self._set(deletion_timestamp="2026-01-01T00:00:00Z",
+                         disruption_target_reason="PreemptionByScheduler")
 
     def nominated(self, node: str) -> "PodWrapper":
         return self._set(nominated_node_name=node)
@@ -179,6 +190,13 @@ class PodWrapper:
         return self._set(topology_spread_constraints=tuple(
             self.f.get("topology_spread_constraints", ())) + (c,))
 
+    def pvc(self, claim: str, volume: str = "") -> "PodWrapper":
+        """Mount the PersistentVolumeClaim ``claim`` (volume named after it by default)."""
+        return self.volume(Volume(volume or claim, claim_name=claim, has_claim=True))
+
+    def volume(self, v: Volume) -> "PodWrapper":
+        return self._set(volumes=tuple(self.f.get("volumes", ())) + (v,))
+
     def obj(self) -> Pod:
         f = dict(self.f)
         f["requests"] = pod_requests(f["containers"], f.get("init_containers", ()),
@@ -239,3 +257,46 @@ def node_infos(nodes: list[Node], pods: list[Pod] = ()) -> list[NodeInfo]:
         if p.node_name in infos:
             infos[p.node_name].add_pod(p)
     return list(infos.values())
+
+
+# --- storage (volume plugins) ----------------------------------------------------------
+def make_pv(name: str, capacity: int = GI, cls: str = "", modes=(st.READ_WRITE_ONCE,),
+            labels: Mapping[str, str] | None = None, claim: str | None = None,
+            affinity: tuple | None = None, **kw: Any) -> st.PersistentVolume:
+    """A PersistentVolume; ``claim`` "ns/name" sets claimRef (phase Bound), ``affinity``
+    (key, op, values) one required node selector term."""
+    ref = tuple(claim.split("/", 1)) if claim else None
+    na = None
+    if affinity is not None:
+        na = NodeSelector((NodeSelectorTerm((NodeSelectorRequirement(
+            affinity[0], affinity[1], tuple(affinity[2])),)),))
+    return st.PersistentVolume(name, dict(labels or {}), capacity, tuple(modes),
+                               storage_class_name=cls, node_affinity=na, claim_ref=ref,
+                               phase=st.VOLUME_BOUND if ref else st.VOLUME_AVAILABLE, **kw)
+
+
+def make_pvc(name: str, cls: str = "", volume: str = "", request: int = GI,
+             modes=(st.READ_WRITE_ONCE,), namespace: str = "default",
+             **kw: Any) -> st.PersistentVolumeClaim:
+    """A claim; with ``volume`` it is fully bound (bind-completed) unless phase says else."""
+    ann = {st.ANN_BIND_COMPLETED: "yes"} if volume else {}
+    phase = st.CLAIM_BOUND if volume else st.CLAIM_PENDING
+    fields = dict(storage_class_name=cls, volume_name=volume, access_modes=tuple(modes),
+                  request=request, phase=phase, annotations=ann)
+    fields.update(kw)
+    return st.PersistentVolumeClaim(name, namespace, **fields)
+
+
+def make_class(name: str, mode: str = st.WAIT_FOR_FIRST_CONSUMER,
+               provisioner: str = "ebs.csi.aws.com", zones: tuple[str, ...] = ()
+               ) -> st.StorageClass:
+    """A StorageClass; ``zones`` become allowedTopologies on topology.kubernetes.io/zone."""
+    topo = (st.TopologySelectorTerm((("topology.kubernetes.io/zone", tuple(zones)),)),) \
+        if zones else ()
+    return st.StorageClass(name, provisioner, mode, topo)
+
+
+def storage(pvs=(), pvcs=(), classes=(), csi_nodes=(), csi_drivers=()) -> st.StorageObjects:
+    return st.StorageObjects({p.name: p for p in pvs}, {c.key: c for c in pvcs},
+                             {c.name: c for c in classes}, {n.name: n for n in csi_nodes},
+                             {d.name: d for d in csi_drivers})

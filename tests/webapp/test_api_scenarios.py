@@ -88,6 +88,20 @@ class ScenarioCreateTestCase(BaseTestCase):
         self.assertIn("spec.topologySpreadConstraints[0].maxSkew", message)
         self.assertFalse(Scenario.objects.filter(name="Bad").exists())
 
+    def test_it_answers_400_with_the_apiservers_words_for_an_invalid_affinity_label_value(self):
+        manifests = ("apiVersion: v1\nkind: Pod\nmetadata: {name: web-1}\nspec:\n  containers: [{name: c}]\n"
+                     "  affinity:\n    podAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+                     "      - topologyKey: zone\n        labelSelector: {matchLabels: {app: 'a b'}}\n")
+        r = self.api(self.editor).post(
+            "/api/scenarios/", {"team": "platform", "name": "BadLabel", "manifests": manifests}, format="json"
+        )
+        self.assertEqual(r.status_code, 400, r.content)
+        message = r.json()["manifests"][0]
+        self.assertIn("Pod default/web-1: spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution"
+                      "[0].labelSelector.matchLabels: Invalid value: \"a b\": a valid label must be an empty "
+                      "string or consist of alphanumeric characters", message)
+        self.assertFalse(Scenario.objects.filter(name="BadLabel").exists())
+
     def test_it_answers_400_on_the_config_field_for_a_bad_scheduler_configuration(self):
         config = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n" \
                  "- pluginConfig:\n  - name: PodTopologySpread\n    args: {defaultingType: Bogus}\n"

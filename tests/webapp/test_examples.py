@@ -66,3 +66,27 @@ def test_it_holds_back_the_gated_pods():
     outcomes = {p["pod"].split("-")[0]: p["outcome"] for p in simulate("gated-pods")["pods"]}
     assert Counter(p["outcome"] for p in simulate("gated-pods")["pods"]) == {"Gated": 3, "Scheduled": 2}
     assert outcomes["default/db"] == "Gated" and outcomes["default/worker"] == "Scheduled"
+
+
+def test_it_leaves_web_1_pending_between_its_zonal_volume_and_the_zone_spread():
+    result = simulate("zonal-volumes")
+    outcomes = {p["pod"]: (p["outcome"], p["node"]) for p in result["pods"]}
+    assert outcomes["default/web-0"] == ("Scheduled", "node-a")  # its volume is in 1a
+    assert outcomes["default/web-1"][0] == "Unschedulable"
+    assert outcomes["default/web-2"][1] in {"node-b", "node-c"}
+    web1 = next(p for p in result["pods"] if p["pod"] == "default/web-1")
+    assert web1["message"].startswith(
+        "0/3 nodes are available: 1 node(s) didn't match pod topology spread constraints, "
+        "2 node(s) had volume node affinity conflict.")
+    explained = result["explanations"]["default/web-1"]["plugins"]["VolumeBinding"]
+    assert explained["claims"][0]["volumeZone"] == "eu-west-1a"
+
+
+def test_its_what_if_deleting_the_stale_claim_runs_one_web_pod_per_zone():
+    document = yaml.safe_load((EXAMPLES_DIR / "zonal-volumes.yaml").read_text())
+    document["items"] = [i for i in document["items"]
+                         if i["metadata"]["name"] not in ("data-web-1", "pvc-7c1e")]
+    result = engine.simulate(yaml.safe_dump(document), "", seed=0)
+    assert Counter(p["outcome"] for p in result["pods"]) == {"Scheduled": 3}
+    zones = {zone_of("zonal-volumes", p["node"]) for p in result["pods"]}
+    assert zones == {"eu-west-1a", "eu-west-1b", "eu-west-1c"}

@@ -132,8 +132,12 @@ def topology(result, key=ZONE_KEY, meta=None, step=None, limit=None, keep=(), tr
     status = pending_statuses(result, step)
     if tray_limit is not None and len(pending) > tray_limit:
         pending = sorted(pending, key=lambda p: (status.get(p) or "Pending") == "Pending")[:tray_limit]
-    tray = [dict(chip(p, meta, status=status.get(p) or "Pending"), nominated=nominated_pods.get(p, ""))
-            for p in pending]
+    zones = volume_zones(result)
+    tray = [dict(chip(p, meta, status=status.get(p) or "Pending"), nominated=nominated_pods.get(p, ""),
+                 volume_zones=zones.get(p, [])) for p in pending]
+    if key in (ZONE_KEY, "failure-domain.beta.kubernetes.io/zone"):
+        for column in columns:  # the volumes living in this zone, by the pod that mounts them
+            column["volumes"] = sorted(p for p, zs in zones.items() if column["name"] in zs)
     # every workload of the cluster, those on nodes or in the tray not drawn included
     workloads = {workload_of(p, meta) for pods in placed.values() for p in pods}
     workloads.update(workload_of(p, meta) for p in all_pending)
@@ -363,11 +367,53 @@ def explanation(result, pod):
         "nodes_total": explained.get("nodes"), "evaluated": explained.get("evaluated"),
         "feasible": explained.get("feasible"), "scored": scores.get("count", 0),
         "filter_partial": listed < (explained.get("evaluated") or 0),
-        "sentences": sentences, "nomination": nomination(result, pod),
+        "sentences": sentences + volume_sentences(explained), "nomination": nomination(result, pod),
+        "volumes": pod_volumes(result, explained, pod),
         "history": [{"cycle": c.get("cycle"), "attempt": c.get("attempt"), "result": c.get("result"),
                      "node": c.get("node"), "message": c.get("message") or ""}
                     for c in history],
     }
+
+
+def volume_sentences(explained):
+    """Why VolumeBinding rejected nodes, claim by claim, nodes grouped by the same sentence."""
+    failed = ((explained.get("plugins") or {}).get("VolumeBinding") or {}).get("failedNodes") or {}
+    groups = {}
+    for node, entry in failed.items():
+        for claim, why in (entry.get("claims") or {}).items():
+            groups.setdefault(f"claim {claim} is {why}" if why.startswith("bound") else f"claim {claim}: {why}",
+                              []).append(node)
+    return [f"{', '.join(sorted(nodes))}: {sentence}." for sentence, nodes in groups.items()]
+
+
+def pod_volumes(result, explained, pod):
+    """The pod's claims as its last cycle saw them (VolumeBinding's explanation) and where their volumes
+    ended up after the run; None for a pod without claims."""
+    seen = ((explained.get("plugins") or {}).get("VolumeBinding") or {}).get("claims") or []
+    final = {c["claim"]: c for c in ((result.get("volumes") or {}).get("pods") or {}).get(pod) or []}
+    if not seen and not final:
+        return None
+    rows = []
+    for c in seen or final.values():
+        end = final.get(c["claim"]) or {}
+        rows.append({"claim": c["claim"], "state": c.get("state") or ("bound" if end.get("bound") else "unbound"),
+                     "storage_class": c.get("storageClass") or end.get("storageClass") or "",
+                     "mode": c.get("bindingMode") or "", "volume": end.get("volume") or c.get("volume") or "",
+                     "zone": end.get("zone") or c.get("volumeZone") or "",
+                     "affinity": end.get("volumeAffinity") or c.get("volumeAffinity") or "",
+                     "provisioned": bool(end.get("provisioned"))})
+    zones = ((explained.get("plugins") or {}).get("VolumeZone") or {}).get("volumes") or []
+    return {"claims": rows, "zone_labels": zones}
+
+
+def volume_zones(result):
+    """pod -> the zones its claims' volumes live in (final state of the run)."""
+    out = {}
+    for pod, claims in ((result.get("volumes") or {}).get("pods") or {}).items():
+        zones = sorted({c["zone"] for c in claims if c.get("zone")})
+        if zones:
+            out[pod] = zones
+    return out
 
 
 def _victims(candidate):
@@ -463,6 +509,8 @@ def node_view(result, name, meta=None):
         "evicted_here": [e["pod"] for e in result.get("events", [])
                          if e.get("reason") == "Preempted" and e.get("node") == name],
         "allocatable": node.get("allocatable") or {}, "requested": node.get("requested") or {},
+        "volumes": [{"driver": driver, **counts} for driver, counts in
+                    sorted((((result.get("volumes") or {}).get("nodes") or {}).get(name) or {}).items())],
     }
 
 

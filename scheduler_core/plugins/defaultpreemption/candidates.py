@@ -5,9 +5,9 @@ GetPodStartTime, GetEarliestPodStartTime), ``pkg/scheduler/framework/preemption/
 preemption.go`` (Candidate, pickOneNodeForPreemption) and, for PDBs without a status,
 ``pkg/controller/disruption/disruption.go`` (getExpectedPodCount, updatePdbStatus).
 
-Pods carry no ``status.startTime`` here: a pod's start time is its creationTimestamp, and
-a pod without one counts as started "now" (the latest possible time), as GetPodStartTime
-does for a pod without a start time.
+A pod's start time is its ``status.startTime``; a pod without one (not started yet, or
+bound during the simulation) counts as started "now", the latest possible time, as
+GetPodStartTime does. ``metadata.creationTimestamp`` plays no part here.
 """
 from __future__ import annotations
 
@@ -32,8 +32,8 @@ _MAX_INT32_PLUS_1 = 2 ** 31
 
 
 def pod_start_time(pod: Pod) -> float:
-    """util.GetPodStartTime: creationTimestamp here; absent (0) counts as now (+inf)."""
-    return pod.creation_timestamp if pod.creation_timestamp else math.inf
+    """util.GetPodStartTime: status.startTime; absent counts as now (+inf)."""
+    return pod.start_time if pod.start_time is not None else math.inf
 
 
 def importance_key(pod: Pod) -> tuple[int, float]:

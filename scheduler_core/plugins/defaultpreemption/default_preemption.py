@@ -4,8 +4,8 @@ Mirrors kube-scheduler v1.34 ``pkg/scheduler/framework/plugins/defaultpreemption
 default_preemption.go`` (PostFilter, calculateNumCandidates, GetOffsetAndNumCandidates,
 SelectVictimsOnNode, PodEligibleToPreemptOthers). The random offset of the candidate
 search comes from ``handle.rng`` (a seeded ``random.Random``) when the handle has one,
-else it is 0. Pods have no status conditions here, so "terminating by preemption"
-(podTerminatingByPreemption) is read as "has a deletionTimestamp".
+else it is 0. "Terminating by preemption" (podTerminatingByPreemption) is a deletionTimestamp
+and a DisruptionTarget condition that is True with reason PreemptionByScheduler.
 """
 from __future__ import annotations
 
@@ -20,6 +20,13 @@ from .candidates import PDB, filter_pods_with_pdb_violation, sort_by_importance
 from .explain import trace_to_json
 from .preemption import Evaluator, PreemptionTrace
 
+def pod_terminating_by_preemption(p: Pod) -> bool:
+    """podTerminatingByPreemption: deleted, and its DisruptionTarget condition says the
+    scheduler preempted it (a pod deleted for another reason does not count)."""
+    return p.deletion_timestamp is not None and \
+        p.disruption_target_reason == POD_REASON_PREEMPTION_BY_SCHEDULER
+
+
 if TYPE_CHECKING:  # pragma: no cover
     from ...framework.cycle_state import CycleState
 
@@ -27,6 +34,8 @@ if TYPE_CHECKING:  # pragma: no cover
 ERR_REASON_PREEMPTION_POLICY_NEVER = "not eligible due to preemptionPolicy=Never."
 ERR_REASON_TERMINATING_ON_NOMINATED = "not eligible due to a terminating pod on the nominated node."
 ERR_REASON_NO_VICTIMS = "No preemption victims found for incoming pod"
+# k8s.io/api/core/v1 PodReasonPreemptionByScheduler
+POD_REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 PREEMPTION_PREFIX = "preemption: "
 
 # CycleState key under which PostFilter keeps its trace for explain().
@@ -92,7 +101,7 @@ class DefaultPreemption(Plugin):
         node_info = self.handle.snapshot_shared_lister().node_info_map.get(nom)
         if node_info is not None:
             for pi in node_info.pods:
-                if pi.pod.priority < pod.priority and pi.pod.deletion_timestamp is not None:
+                if pi.pod.priority < pod.priority and pod_terminating_by_preemption(pi.pod):
                     return False, ERR_REASON_TERMINATING_ON_NOMINATED
         return True, ""
 

@@ -14,7 +14,8 @@ from ...config_args import InterPodAffinityArgs
 from ...framework.cycle_state import CycleState
 from ...framework.interface import (SUCCESS, Code, NodeScore, Plugin, PreFilterResult,
                                     Status, new_status)
-from ...framework.types import AffinityTerm, NodeInfo, PodInfo, new_pod_info
+from ...framework.types import (AffinityTerm, NodeInfo, PodInfo, new_pod_info,
+                                pod_info_parse_error)
 from ...k8s import labels as klabels
 from ...k8s.types import Pod
 from ..names import INTER_POD_AFFINITY
@@ -85,7 +86,11 @@ class InterPodAffinity(Plugin):
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
                    ) -> tuple[PreFilterResult | None, Status]:
-        """PreFilter: count matching pods per topology pair; Skip when nothing to check."""
+        """PreFilter: count matching pods per topology pair; Skip when nothing to check.
+        A pod whose terms do not parse is UnschedulableAndUnresolvable (filtering.go)."""
+        err = pod_info_parse_error(pod)
+        if err:
+            return None, Status(Code.UnschedulableAndUnresolvable, (f"parsing pod: {err}",))
         pi = new_pod_info(pod)
         pi = dataclasses.replace(
             pi, required_affinity_terms=self._merged(pi.required_affinity_terms),
@@ -139,6 +144,9 @@ class InterPodAffinity(Plugin):
         has_constraints = bool(pi.preferred_affinity_terms or pi.preferred_anti_affinity_terms)
         if self.args.ignore_preferred_terms_of_existing_pods and not has_constraints:
             return Status(Code.Skip)
+        err = pod_info_parse_error(pod)
+        if err:  # scoring.go: "Ideally we never reach here" (PreFilter caught it)
+            return Status(Code.Error, (f"failed to parse pod: {err}",))
         snapshot = self.handle.snapshot_shared_lister()
         all_nodes = snapshot.list() if has_constraints else snapshot.have_pods_with_affinity_list()
         pi = dataclasses.replace(

@@ -22,8 +22,9 @@ from tests.core.wrappers import make_pod, selector
 MAX = 2 ** 31
 
 
-def v(name: str, prio: int, start: float = 0.0):
-    return make_pod(name).priority(prio).created(start).obj()
+def v(name: str, prio: int, start: float | None = None, created: float = 0.0):
+    w = make_pod(name).priority(prio).created(created)
+    return (w.started(start) if start is not None else w).obj()
 
 
 def cand(node: str, *victims, pdb: int = 0) -> Candidate:
@@ -73,6 +74,15 @@ PICK_CASES = [
               cand("n2", v("c", 5, 200), v("d", 1, 50))],
              "n2", CRITERION_START_TIME,
              [Elimination("n1", CRITERION_START_TIME, 100, 200)]),
+    PickCase("start times, not creation times, decide the latest-start-time criterion",
+             [cand("n1", v("a", 5, start=100, created=500)),
+              cand("n2", v("b", 5, start=200, created=10))],
+             "n2", CRITERION_START_TIME,
+             [Elimination("n1", CRITERION_START_TIME, 100, 200)]),
+    PickCase("a victim without start time counts as started now and wins the latest start",
+             [cand("n1", v("a", 5, start=100)), cand("n2", v("b", 5, created=10))],
+             "n2", CRITERION_START_TIME,
+             [Elimination("n1", CRITERION_START_TIME, 100, float("inf"))]),
     PickCase("a complete tie picks the first candidate",
              [cand("n1", v("a", 5, 100)), cand("n2", v("b", 5, 100))],
              "n1", CRITERION_FIRST, [Elimination("n2", CRITERION_FIRST, 0, 0)]),
@@ -95,7 +105,14 @@ IMPORTANCE_CASES = [
     ("lower priority is less important", v("a", 1, 100), v("b", 2, 500), False),
     ("equal priority: earlier start is more important", v("a", 1, 100), v("b", 1, 200), True),
     ("equal priority: later start is less important", v("a", 1, 200), v("b", 1, 100), False),
-    ("a pod without start time counts as started now", v("a", 1, 0), v("b", 1, 100), False),
+    ("a pod without start time counts as started now", v("a", 1), v("b", 1, 100), False),
+    # upstream utils_test.go TestMoreImportantPod reads status.startTime, never the
+    # creation time: "equal priority" cases with the two times in opposite orders
+    ("equal priority: the start time decides, not the creation time",
+     v("a", 1, start=100, created=900), v("b", 1, start=200, created=50), True),
+    ("equal priority: created earlier but started later is less important",
+     v("a", 1, start=300, created=10), v("b", 1, start=200, created=20), False),
+    ("a pod started at the epoch is not 'not started'", v("a", 1, 0), v("b", 1, 100), True),
 ]
 
 

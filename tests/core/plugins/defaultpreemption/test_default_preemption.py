@@ -71,10 +71,23 @@ CASES = [
          None, unschedulable("preemption: not eligible due to preemptionPolicy=Never.")),
     Case("a lower-priority pod terminating on the nominated node blocks a new preemption",
          [node("n1"), node("n2")],
-         [make_pod("t").priority(1).req(cpu=4000).node("n1").terminating().obj(),
+         [make_pod("t").priority(1).req(cpu=4000).node("n1").preempted().obj(),
           bound("lo", "n2", 1, 4000)], high(nominated="n1"),
          None, unschedulable(
              "preemption: not eligible due to a terminating pod on the nominated node.")),
+    # upstream podTerminatingByPreemption: a deletion for another reason (a rollout, say)
+    # carries no DisruptionTarget condition and does not hold preemption back
+    Case("a pod terminating for another reason on the nominated node does not block",
+         [node("n1"), node("n2")],
+         [make_pod("t").priority(1).req(cpu=4000).node("n1").terminating().obj(),
+          bound("lo", "n2", 1, 4000)], high(nominated="n1"),
+         nominate("n1"), Status(), ["default/t"]),
+    Case("a DisruptionTarget condition without deletion does not block",
+         [node("n1"), node("n2")],
+         [make_pod("t").priority(1).req(cpu=4000).node("n1")
+          ._set(disruption_target_reason="PreemptionByScheduler").obj(),
+          bound("lo", "n2", 1, 4000)], high(nominated="n1"),
+         nominate("n1"), Status(), ["default/t"]),
     Case("a terminating pod does not block when the nominated node is unresolvable",
          [node("n1"), node("n2")],
          [make_pod("t").priority(1).req(cpu=4000).node("n1").terminating().obj(),

@@ -24,8 +24,10 @@ INSUFFICIENT_CPU = Status(Code.Unschedulable, ("Insufficient cpu",), "NodeResour
 OK = Status()
 
 
-def bound(name: str, prio: int, cpu: int, start: float = 0.0, **labels: str) -> Pod:
-    return make_pod(name).priority(prio).req(cpu=cpu).created(start).labels(labels).node("n1").obj()
+def bound(name: str, prio: int, cpu: int, start: float | None = None, created: float = 0.0,
+          **labels: str) -> Pod:
+    w = make_pod(name).priority(prio).req(cpu=cpu).created(created).labels(labels).node("n1")
+    return (w.started(start) if start is not None else w).obj()
 
 
 def preemptor(cpu: int = 2000, prio: int = 10) -> Pod:
@@ -60,6 +62,13 @@ CASES = [
          ["default/b", "default/a"]),
     Case("with equal priority the pod started later is the victim",
          [bound("old", 1, 2000, start=100), bound("new", 1, 2000, start=200)], ["default/new"]),
+    # upstream SelectVictimsOnNode sorts by MoreImportantPod (status.startTime)
+    Case("with equal priority the start time picks the victim, not the creation time",
+         [bound("old", 1, 2000, start=100, created=900),
+          bound("new", 1, 2000, start=200, created=10)], ["default/new"]),
+    Case("a pod that has not started counts as started now and is the victim",
+         [bound("running", 1, 2000, start=100, created=900),
+          bound("starting", 1, 2000, created=10)], ["default/starting"]),
     Case("equal-priority pods are never victims",
          [bound("a", 10, 2000), bound("b", 1, 1000), bound("c", 1, 1000)],
          ["default/b", "default/c"]),

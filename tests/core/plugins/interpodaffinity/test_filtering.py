@@ -175,6 +175,41 @@ def rzh(name: str, zone: str, region: str = "r1") -> Node:
     return node(name, region=region, zone=zone, hostname=name)
 
 
+# upstream: "PodAffinity fails PreFilter with an invalid affinity label syntax" and its
+# anti-affinity twin (labels.NewRequirement's message, PodInfo.ParseError's prefix)
+BAD_VALUE = "{{.bad-value.}}"
+BAD_VALUE_MSG = (
+    'values[0][service]: Invalid value: "{{.bad-value.}}": a valid label must be an empty '
+    "string or consist of alphanumeric characters, '-', '_' or '.', and must start and end "
+    "with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used "
+    "for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+PARSE = [
+    Case("PodAffinity fails PreFilter with an invalid affinity label syntax",
+         make_pod("p").labels(S1).pod_affinity("region", sel_in("service", BAD_VALUE))
+         .pod_affinity("node", sel_in("service", "antivirusscan", "value2")).obj(),
+         [], NODE1, [], want_pre_filter=Status(
+             Code.UnschedulableAndUnresolvable,
+             (f"parsing pod: requiredAffinityTerms: {BAD_VALUE_MSG}",))),
+    Case("PodAntiAffinity fails PreFilter with an invalid antiaffinity label syntax",
+         make_pod("p").labels(S1).pod_affinity("region", sel_in("service", "foo"))
+         .pod_anti_affinity("node", sel_in("service", BAD_VALUE)).obj(),
+         [], NODE1, [], want_pre_filter=Status(
+             Code.UnschedulableAndUnresolvable,
+             (f"parsing pod: requiredAntiAffinityTerms: {BAD_VALUE_MSG}",))),
+    Case("an invalid preferred term also fails PreFilter (PodInfo parses every term)",
+         make_pod("p").pod_affinity("region", sel_in("service", BAD_VALUE), weight=1).obj(),
+         [], NODE1, [], want_pre_filter=Status(
+             Code.UnschedulableAndUnresolvable,
+             (f"parsing pod: preferredAffinityTerms: {BAD_VALUE_MSG}",))),
+    Case("invalid affinity and anti-affinity are aggregated",
+         make_pod("p").pod_affinity("region", sel_in("service", BAD_VALUE))
+         .pod_anti_affinity("region", sel_in("service", BAD_VALUE)).obj(),
+         [], NODE1, [], want_pre_filter=Status(
+             Code.UnschedulableAndUnresolvable,
+             (f"parsing pod: [requiredAffinityTerms: {BAD_VALUE_MSG}, "
+              f"requiredAntiAffinityTerms: {BAD_VALUE_MSG}]",))),
+]
+
 MULTI = [
     Case("every node sharing the region of the matching pod fits",
          make_pod("p").pod_affinity("region", sel_in("foo", "bar")).obj(),
@@ -276,7 +311,7 @@ MULTI = [
 ]
 
 
-@pytest.mark.parametrize("case", SINGLE + MULTI, ids=lambda c: c.name)
+@pytest.mark.parametrize("case", SINGLE + PARSE + MULTI, ids=lambda c: c.name)
 def test_filter(case: Case) -> None:
     pre, got = run(case)
     assert pre == case.want_pre_filter

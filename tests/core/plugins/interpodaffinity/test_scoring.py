@@ -234,7 +234,28 @@ HARD = [
 ]
 
 
-@pytest.mark.parametrize("case", PREFERRED + HARD, ids=lambda c: c.name)
+# upstream scoring_test.go: "invalid Affinity fails PreScore" / "invalid AntiAffinity fails
+# PreScore" (an Error: PreFilter would have caught it)
+_BAD = "{{.bad-value.}}"
+_BAD_MSG = (
+    'values[0][security]: Invalid value: "{{.bad-value.}}": a valid label must be an empty '
+    "string or consist of alphanumeric characters, '-', '_' or '.', and must start and end "
+    "with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used "
+    "for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')")
+INVALID = [
+    Case("invalid Affinity fails PreScore",
+         incoming(S1, lambda w: w.pod_affinity("region", sel_in("security", _BAD), weight=5)),
+         [on("node1", S1)], nodes(CHINA, INDIA), None,
+         Status(Code.Error, (f"failed to parse pod: preferredAffinityTerms: {_BAD_MSG}",))),
+    Case("invalid AntiAffinity fails PreScore",
+         incoming(S1, lambda w: w.pod_anti_affinity("region", sel_in("security", _BAD),
+                                                    weight=5)),
+         [on("node1", S1)], nodes(CHINA, INDIA), None,
+         Status(Code.Error, (f"failed to parse pod: preferredAntiAffinityTerms: {_BAD_MSG}",))),
+]
+
+
+@pytest.mark.parametrize("case", PREFERRED + HARD + INVALID, ids=lambda c: c.name)
 def test_score(case: Case) -> None:
     assert run(case) == (case.want_pre_score, case.want)
 

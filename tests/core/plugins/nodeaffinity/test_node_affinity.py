@@ -80,6 +80,14 @@ FILTER_CASES = [
                with_required(NodeSelectorTerm((R("foo", "In", ("bar",)),),
                                               (R("metadata.name", "In", ("node1",)),))),
                {"foo": "baz"}, REJECT_POD),
+    # upstream node_affinity_test.go: a term that does not parse matches nothing (the
+    # apiserver refuses such a pod; a scenario with one is refused on load)
+    FilterCase("Pod with an invalid value in Affinity term won't be scheduled onto the node",
+               with_required(label_term("foo", "NotIn", "invalid value: ___@#$%^")),
+               {"foo": "bar"}, REJECT_POD),
+    FilterCase("an invalid term does not stop the other terms from matching",
+               with_required(label_term("foo", "In", "invalid value: ___@#$%^"),
+                             label_term("foo", "In", "bar")), {"foo": "bar"}, SUCCESS),
     FilterCase("addedAffinity is enforced before the pod's own",
                make_pod("p").obj(), {"zone": "b"}, REJECT_ENFORCED,
                args=NodeAffinityArgs(NA(required=NodeSelector((label_term("zone", "In", "a"),))))),
