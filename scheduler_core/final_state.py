@@ -41,10 +41,16 @@ def workload_of(pod: Pod) -> str:
 
 
 def pod_info_json(pods: Iterable[Pod]) -> dict[str, dict]:
-    """pod key -> {labels, owner, workload, priority, boundBeforeRun} for every pod."""
-    return {p.key: {"labels": dict(p.labels), "owner": owner_of(p), "workload": workload_of(p),
-                    "priority": p.priority or 0, "boundBeforeRun": bool(p.node_name)}
-            for p in pods}
+    """pod key -> {labels, owner, workload, priority, boundBeforeRun} for every pod, and
+    ``gates`` (the scheduling gates' names) for a gated pod."""
+    out = {}
+    for p in pods:
+        info = out[p.key] = {"labels": dict(p.labels), "owner": owner_of(p),
+                             "workload": workload_of(p), "priority": p.priority or 0,
+                             "boundBeforeRun": bool(p.node_name)}
+        if p.scheduling_gates:
+            info["gates"] = [getattr(g, "name", g) for g in p.scheduling_gates]
+    return out
 
 
 def bound_pods_json(pods: Iterable[Pod], evicted_by: Mapping[str, dict]) -> list[dict]:
@@ -60,6 +66,25 @@ def bound_pods_json(pods: Iterable[Pod], evicted_by: Mapping[str, dict]) -> list
         if gone:
             entry["evictedBy"] = gone
         out.append(entry)
+    return out
+
+
+def pods_per_domain_json(node_infos: Iterable[NodeInfo]) -> dict[str, dict]:
+    """label key -> {"domains": value -> pods on the nodes with that value (zero included),
+    "withoutLabel": pods on nodes without the key}, for every label key of the nodes."""
+    infos = list(node_infos)
+    keys = sorted({k for ni in infos for k in ni.node.labels})
+    out = {}
+    for key in keys:
+        domains: dict[str, int] = {}
+        without = 0
+        for ni in infos:
+            value = ni.node.labels.get(key)
+            if value is None:
+                without += len(ni.pods)
+            else:
+                domains[value] = domains.get(value, 0) + len(ni.pods)
+        out[key] = {"domains": dict(sorted(domains.items())), "withoutLabel": without}
     return out
 
 

@@ -343,7 +343,8 @@ class Simulation:
             info[key]["spread"] = indices
         return {"podInfo": info,
                 "boundPods": final_state.bound_pods_json(pods, self.evicted_by),
-                "spreadDomains": spread}
+                "spreadDomains": spread,
+                "podsPerDomain": final_state.pods_per_domain_json(self.node_infos.values())}
 
 
 def _skipped(score_plugins, scored) -> list[str]:

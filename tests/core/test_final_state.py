@@ -63,7 +63,7 @@ SPREAD_CASES = [
 
 def run_both(scenario: Scenario, **kw) -> dict:
     fast, ref = simulate(scenario, fast=True, **kw), simulate(scenario, fast=False, **kw)
-    for key in ("podInfo", "boundPods", "spreadDomains", "events", "explanations"):
+    for key in ("podInfo", "boundPods", "spreadDomains", "podsPerDomain", "events", "explanations"):
         assert fast.get(key) == ref.get(key), key
     return fast
 
@@ -152,3 +152,19 @@ def test_a_single_best_node_is_no_tie() -> None:
     pods = [make_pod("busy").req(cpu=2000).node("n2").obj(), make_pod("p").req(cpu=100).obj()]
     r = run_both(Scenario(nodes=tuple(nodes), pods=tuple(pods)), detail=True)
     assert r["explanations"]["default/p"]["scores"]["tie"] is None
+
+
+def test_pods_per_domain_counts_every_pod_on_each_domains_nodes() -> None:
+    nodes = zones(0, 0) + [make_node("bare").without_label(ZONE).capacity(cpu=4000, pods=110)
+                           .obj()]
+    pods = [make_pod("dns").node("n1").req(cpu=100).obj(),
+            make_pod("proxy").node("bare").req(cpu=100).obj(),
+            make_pod("new").req(cpu=100).node_selector({ZONE: "z2"}).obj()]
+    r = run_both(Scenario(nodes=tuple(nodes), pods=tuple(pods)))
+    assert r["podsPerDomain"][ZONE] == {"domains": {"z1": 1, "z2": 1}, "withoutLabel": 1}
+
+
+def test_pod_info_names_the_gates_of_a_gated_pod() -> None:
+    p = make_pod("held").gate("wait", "later").req(cpu=100).obj()
+    r = run_both(Scenario(nodes=tuple(zones(0)), pods=(p,)))
+    assert r["podInfo"]["default/held"]["gates"] == ["wait", "later"]
