@@ -130,11 +130,13 @@ def topology(result, key=ZONE_KEY, meta=None, step=None, limit=None, keep=(), tr
         value = (node.get("labels") or {}).get(key, NO_DOMAIN)
         domains.setdefault(value, []).append(node)
     columns = []
+    engine_counts = pods_per_domain(result, key) if step is None else None
     for name, nodes in sorted(domains.items(), key=lambda kv: (kv[0] == NO_DOMAIN, kv[0])):
         shown = nodes if limit is None or len(nodes) <= limit else [
             node for i, node in enumerate(nodes)
             if i < limit or node["name"] in keep or node["name"] in nominated_nodes]
-        count = sum(len(placed.get(node["name"], ())) for node in nodes)
+        count = engine_counts.get(name) if engine_counts is not None else \
+            sum(len(placed.get(node["name"], ())) for node in nodes)  # a cycle's state: the replayed chips
         drawn = [{
             "name": node["name"], "cordoned": bool(node.get("unschedulable")),
             "tainted": bool(node.get("taints")), "nominated": nominated_nodes.get(node["name"], []),
@@ -161,6 +163,16 @@ def topology(result, key=ZONE_KEY, meta=None, step=None, limit=None, keep=(), tr
             "legend": [{"workload": w, "colour": legend[w]} for w in sorted(legend)],
             "pending_total": pending_total,
             "capped": any(column["hidden"] for column in columns) or len(tray) < pending_total}
+
+
+def pods_per_domain(result, key):
+    """{domain: pods on its nodes at the end of the run} of one label key as the engine counted them ("podsPerDomain";
+    nodes without the key under NO_DOMAIN), or None for a result stored before the engine recorded it."""
+    found = (result or {}).get("podsPerDomain")
+    if found is None:
+        return None
+    entry = found.get(key) or {"domains": {}, "withoutLabel": 0}
+    return {**entry["domains"], NO_DOMAIN: entry["withoutLabel"]}
 
 
 def explanations(result):
@@ -385,8 +397,11 @@ def explanation(result, pod):
                       "cells": cells, "reasons": "" if g is None else "; ".join(g.get("reasons") or [])})
     scores = explained.get("scores") or {}
     score_plugins = list(scores.get("plugins") or [])
+    weights = scores.get("weights") or {}
     score_rows = [{"node": s["node"], "total": s.get("total"),
-                   "plugins": [(s.get("plugins") or {}).get(p, "") for p in score_plugins]}
+                   "plugins": [(s.get("plugins") or {}).get(p, "") for p in score_plugins],
+                   "cells": [{"score": (s.get("plugins") or {}).get(p, ""),
+                              "weighted": (s.get("weighted") or {}).get(p)} for p in score_plugins]}
                   for s in scores.get("nodes") or []]
     sentences = []
     for constraint in spread_of(explained).get("constraints", []):
@@ -407,6 +422,9 @@ def explanation(result, pod):
         "cycle": explained.get("cycle") or (history[-1].get("cycle") if history else None),
         "attempts": len(history),
         "plugins": plugins, "filter": table, "score_plugins": score_plugins, "scores": score_rows,
+        "score_columns": [{"plugin": p, "weight": weights.get(p)} for p in score_plugins],
+        "weighted": bool(scores.get("weights")),
+        "score_skipped": list(scores.get("skipped") or []), "tie": scores.get("tie"),
         "groups": [{"code": g.get("code"), "plugin": g.get("plugin"), "reasons": "; ".join(g.get("reasons") or []),
                     "count": g.get("count", 0), "nodes": _names(g)} for g in groups],
         "nodes_total": explained.get("nodes"), "evaluated": explained.get("evaluated"),
@@ -417,6 +435,23 @@ def explanation(result, pod):
                      "node": c.get("node"), "message": c.get("message") or ""}
                     for c in history],
     }
+
+
+def bound_pod(result, pod):
+    """A pod that was running before the run, as the engine recorded it ("boundPods", "podInfo"): where it
+    started and ended, who evicted it; None for any other pod (or a result stored before the engine kept it)."""
+    found = next((b for b in (result or {}).get("boundPods") or [] if b.get("pod") == pod), None)
+    if found is None:
+        return None
+    info = ((result or {}).get("podInfo") or {}).get(pod) or {}
+    namespace, _, name = pod.partition("/")
+    by = (found.get("evictedBy") or {}).get("pod") or "/"
+    known = {n.get("name") for n in (result or {}).get("nodes", [])}
+    return {**found, "namespace": namespace, "name": name, "labels": sorted((info.get("labels") or {}).items()),
+            "evictor_ns": by.partition("/")[0], "evictor_name": by.partition("/")[2],
+            "node_known": found.get("startNode") in known,
+            "owner": info.get("owner") or "", "workload": info.get("workload") or "",
+            "priority": info.get("priority", 0), "evictedBy": found.get("evictedBy") or {}}
 
 
 def _victims(candidate):
