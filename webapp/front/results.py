@@ -1,8 +1,9 @@
 """View models of a run result: domains, chips, bars, sentences.
 
-Pure functions over the engine's result dict (and optional pod metadata from
-engine.pod_metadata). They only read the recorded trace; nothing here
-recomputes scheduling. The topology "after step N" replays recorded events.
+Pure functions over the engine's result dict: pod metadata ("podInfo"), final counts and skews
+("spreadDomains", "podsPerDomain"), scores with weights. They only read the recorded trace; nothing
+here recounts or recomputes scheduling. The topology "after step N" replays recorded events (its
+domain totals are the replayed chips; the engine keeps per-cycle counts only in explanations).
 """
 
 import hashlib
