@@ -187,7 +187,8 @@ class Simulation:
         rejected = trace.rejected_json(
             (st, len(names), sorted(names, key=index.__getitem__)[:trace.MAX_NODE_NAMES])
             for st, names in groups.items())
-        rows = [(s.name, s.total, list(s.plugins.values())) for s in record.scores.values()]
+        rows = [(s.name, s.total, list(s.plugins.values()), list((s.raw or {}).values()))
+                for s in record.scores.values()]
         plugins = list(next(iter(record.scores.values())).plugins) if record.scores else []
         chosen = cyc.get("node") if cyc.get("result") == SCHEDULED else None
         return trace.explanation_json(

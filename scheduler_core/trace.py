@@ -42,10 +42,11 @@ def rejected_json(groups: Iterable[tuple[Status, int, Sequence[str]]]) -> list[d
             for st, n, names in ordered]
 
 
-def scores_json(plugins: Sequence[str], rows: Sequence[tuple[str, int, Sequence[int]]],
+def scores_json(plugins: Sequence[str], rows: Sequence[tuple],
                 chosen: str | None, weights: Mapping[str, int] | None = None,
                 skipped: Sequence[str] = ()) -> dict:
-    """Scored nodes as (name, total, per-plugin normalized scores) in evaluation order ->
+    """Scored nodes as (name, total, per-plugin normalized scores, per-plugin raw scores)
+    in evaluation order ->
     the best MAX_SCORED by total (ties in evaluation order), the chosen node always in,
     each with its per-plugin weighted scores (normalized x weight; they sum to the total),
     and the nodes tied at the top (``tie_json``)."""
@@ -54,21 +55,24 @@ def scores_json(plugins: Sequence[str], rows: Sequence[tuple[str, int, Sequence[
         order += [i for i, r in enumerate(rows) if r[0] == chosen][:1]
     best = max((r[1] for r in rows), default=None)
     tied = [r[0] for r in rows if r[1] == best]
-    return scores_shape(plugins, [(rows[i][0], rows[i][1], rows[i][2]) for i in order],
+    return scores_shape(plugins, [rows[i] for i in order],
                         len(rows), weights or {}, skipped,
                         tie_json(len(tied), tied[:MAX_NODE_NAMES], chosen))
 
 
-def scores_shape(plugins: Sequence[str], listed: Iterable[tuple[str, int, Sequence[int]]],
-                 count: int, weights: Mapping[str, int], skipped: Sequence[str],
-                 tie: dict | None) -> dict:
+def scores_shape(plugins: Sequence[str], listed: Iterable[tuple], count: int,
+                 weights: Mapping[str, int], skipped: Sequence[str], tie: dict | None) -> dict:
     """The "scores" of an explanation: plugins in score order with their weights (a plugin
-    a PreScore skipped is in ``skipped``, scoring nothing), the listed nodes, the tie."""
+    a PreScore skipped is in ``skipped``, scoring nothing), the tie, and the listed nodes
+    as (name, total, normalized scores, raw scores): per node each plugin's score before
+    NormalizeScore (``raw``), after it (``plugins``, 0..100) and times its weight
+    (``weighted``; they sum to ``total``)."""
     w = {p: weights.get(p, 1) for p in plugins}
     return {"count": count, "plugins": list(plugins), "weights": w, "skipped": list(skipped),
-            "nodes": [{"node": name, "total": total, "plugins": dict(zip(plugins, scores)),
-                       "weighted": {p: v * w[p] for p, v in zip(plugins, scores)}}
-                      for name, total, scores in listed],
+            "nodes": [{"node": row[0], "total": row[1], "plugins": dict(zip(plugins, row[2])),
+                       "raw": dict(zip(plugins, row[3])) if len(row) > 3 else {},
+                       "weighted": {p: v * w[p] for p, v in zip(plugins, row[2])}}
+                      for row in listed],
             "tie": tie}
 
 

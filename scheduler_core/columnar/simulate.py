@@ -157,18 +157,20 @@ def _scores_json(cfwk: ColumnarFramework, table, record: ColumnarRecord,
     """trace.scores_json over arrays: the best MAX_SCORED (stable), the chosen one in."""
     if record.scores is None:
         return trace.scores_json([], [], None)
-    plugins, arrays, totals = record.scores
+    plugins, arrays, totals, raws = record.scores
     order = _best(totals, trace.MAX_SCORED)
     feasible = record.feasible
     if chosen is not None and record.chosen not in order:
         order.append(record.chosen)
     per_plugin = [a[order].tolist() if isinstance(a, np.ndarray) else [a] * len(order)
                   for a in arrays]
+    per_raw = [np.asarray(a)[order].tolist() if isinstance(a, np.ndarray) else [a] * len(order)
+               for a in raws]
     nodes = table.names_of(feasible[order])
     tied = (totals == totals.max()).nonzero()[0]
     skipped = [pl.NAME for pl in cfwk.score_plugins if pl.NAME not in plugins]
     return trace.scores_shape(
-        plugins, [(nodes[j], t, [p[j] for p in per_plugin])
+        plugins, [(nodes[j], t, [p[j] for p in per_plugin], [r[j] for r in per_raw])
                   for j, t in enumerate(totals[order].tolist())],
         len(feasible), cfwk.profile.weights, skipped,
         trace.tie_json(len(tied), table.names_of(feasible[tied[:trace.MAX_NODE_NAMES]]),

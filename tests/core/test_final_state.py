@@ -168,3 +168,26 @@ def test_pod_info_names_the_gates_of_a_gated_pod() -> None:
     p = make_pod("held").gate("wait", "later").req(cpu=100).obj()
     r = run_both(Scenario(nodes=tuple(zones(0)), pods=(p,)))
     assert r["podInfo"]["default/held"]["gates"] == ["wait", "later"]
+
+
+RAW_CASES = [
+    ("an untolerated PreferNoSchedule taint is counted raw, then reversed",
+     [make_node("n1").taint("k", "v", "PreferNoSchedule").capacity(cpu=4000, pods=110).obj(),
+      make_node("n2").capacity(cpu=4000, pods=110).obj()],
+     {"n1": (1, 0), "n2": (0, 100)}),
+    ("no taint anywhere: every raw count is 0, every normalized score 100",
+     [make_node("n1").capacity(cpu=4000, pods=110).obj(),
+      make_node("n2").capacity(cpu=4000, pods=110).obj()],
+     {"n1": (0, 100), "n2": (0, 100)}),
+]
+
+
+@pytest.mark.parametrize("name,nodes,want", RAW_CASES, ids=[c[0] for c in RAW_CASES])
+def test_scores_keep_each_plugins_raw_score_before_normalizing(name, nodes, want) -> None:
+    r = run_both(Scenario(nodes=tuple(nodes), pods=(make_pod("p").req(cpu=100).obj(),)),
+                 detail=True)
+    rows = r["explanations"]["default/p"]["scores"]["nodes"]
+    assert {row["node"]: (row["raw"]["TaintToleration"], row["plugins"]["TaintToleration"])
+            for row in rows} == want
+    for row in rows:  # NodeResourcesFit has no NormalizeScore: raw and normalized agree
+        assert row["raw"]["NodeResourcesFit"] == row["plugins"]["NodeResourcesFit"]

@@ -124,3 +124,5 @@ class ScoreTablePageTestCase(BaseTestCase):
         first = explained["scores"]["nodes"][0]
         self.assertContains(r, f'<strong class="score-total">{first["total"]}</strong>', html=False)
         self.assertEqual(sum(first["weighted"].values()), first["total"])
+        # TaintToleration: no PreferNoSchedule taint counted (raw 0), normalized to 100, weighted 300
+        self.assertContains(r, '300 <span class="muted">(100; raw 0)</span>', html=False)

@@ -402,7 +402,8 @@ def explanation(result, pod):
     score_rows = [{"node": s["node"], "total": s.get("total"),
                    "plugins": [(s.get("plugins") or {}).get(p, "") for p in score_plugins],
                    "cells": [{"score": (s.get("plugins") or {}).get(p, ""),
-                              "weighted": (s.get("weighted") or {}).get(p)} for p in score_plugins]}
+                              "weighted": (s.get("weighted") or {}).get(p),
+                              "raw": (s.get("raw") or {}).get(p)} for p in score_plugins]}
                   for s in scores.get("nodes") or []]
     sentences = []
     for constraint in spread_of(explained).get("constraints", []):
