@@ -1,7 +1,7 @@
 """The Python API under the CLI: ``run_filter``, ``run_score``, ``simulate``.
 
 Each takes a loaded Scenario and returns the JSON-ready dict of the command-line
-contract (``/work/shared/spec/engine-cli.md``). Unknown or bound pods raise
+contract (``docs/engine-cli.md``). Unknown or bound pods raise
 ScenarioError naming ``--pod``.
 """
 from __future__ import annotations

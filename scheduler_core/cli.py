@@ -1,6 +1,6 @@
 """Command line: ``python -m scheduler_core filter|score|simulate|validate-update``.
 
-The contract is ``/work/shared/spec/engine-cli.md``: one JSON document on stdout
+The contract is ``docs/engine-cli.md``: one JSON document on stdout
 (indent 2), exit 0 on success, 1 for a "no" (update rejected), 2 on bad input with one
 ``error: ...`` line on stderr; warnings go to stderr as ``warning: ...``. This is the
 only module that prints or exits. An unexpected exception (a bug) is reported as one

@@ -18,9 +18,10 @@ from .framework.runtime import Framework, HandleData, Nominator
 from .framework.snapshot import Snapshot
 from .framework.types import NodeInfo, PodInfo, QueuedPodInfo, new_pod_info
 from .k8s.types import Pod, replace_pod
+from .plugins.registry import SCORE
 from .queue import SchedulingQueue
 from .schedule_one import CycleRecord, Scheduler, SchedulingError
-from . import trace
+from . import final_state, trace
 from .plugins.defaultpreemption.default_preemption import STATE_KEY as PREEMPTION_KEY
 from .plugins.defaultpreemption.explain import trace_to_json
 from .plugins.volumebinding.explain import volumes_json
@@ -73,6 +74,7 @@ class Simulation:
         self.gated: list[Pod] = []
         self.unhandled: list[Pod] = []  # pending pods no profile is responsible for
         self.evicted: list[str] = []
+        self.evicted_by: dict[str, dict] = {}  # victim key -> its preemptor, cycle and node
         self.events: list[dict] = []
         self.cycles: list[dict] = []
         self.explanations: dict[str, dict] = {}  # pod key -> its latest cycle, explained
@@ -185,12 +187,15 @@ class Simulation:
         rejected = trace.rejected_json(
             (st, len(names), sorted(names, key=index.__getitem__)[:trace.MAX_NODE_NAMES])
             for st, names in groups.items())
-        rows = [(s.name, s.total, list(s.plugins.values())) for s in record.scores.values()]
+        rows = [(s.name, s.total, list(s.plugins.values()), list((s.raw or {}).values()))
+                for s in record.scores.values()]
         plugins = list(next(iter(record.scores.values())).plugins) if record.scores else []
         chosen = cyc.get("node") if cyc.get("result") == SCHEDULED else None
         return trace.explanation_json(
             cyc, len(self.node_infos), len(passed), rejected, passed,
-            trace.scores_json(plugins, rows, chosen), fwk.explain(state, pod))
+            trace.scores_json(plugins, rows, chosen, fwk.profile.weights,
+                              _skipped(fwk.points[SCORE], plugins) if record.scores else ()),
+            fwk.explain(state, pod))
 
     def _skip_deleting(self, pod: Pod) -> None:
         """skipPodSchedule: a terminating pending pod is never scheduled."""
@@ -286,18 +291,24 @@ class Simulation:
             self._removed(node, victim)
             self.queue.move_all_to_active(victim)
             self.evicted.append(victim.key)
+            self.evicted_by[victim.key] = {"pod": preemptor.key, "cycle": self.cycle,
+                                           "node": node}
             if victim.key in self.results:  # pending at the start, scheduled, then preempted
                 self.results[victim.key]["evicted"] = True
+            # upstream's message names the preemptor by UID; a person reads namespace/name
             self._event("Normal", "Preempted", victim,
-                        f"Preempted by pod {preemptor.uid or preemptor.key} on node {node}", node)
+                        f"Preempted by pod {preemptor.key} on node {node}", node,
+                        preemptor=preemptor.key)
         self._evictions.clear()
 
-    def _event(self, type_: str, reason: str, pod: Pod, message: str, node: str | None = None
-               ) -> None:
+    def _event(self, type_: str, reason: str, pod: Pod, message: str, node: str | None = None,
+               preemptor: str | None = None) -> None:
         ev = {"seq": len(self.events) + 1, "cycle": self.cycle, "type": type_,
               "reason": reason, "pod": pod.key}
         if node:
             ev["node"] = node
+        if preemptor:
+            ev["preemptor"] = preemptor
         ev["message"] = message
         self.events.append(ev)
 
@@ -324,7 +335,27 @@ class Simulation:
             out["volumes"] = volumes_json(fwk.volume_cache(), self.scenario.pods,
                                           self.node_infos.values(), fwk)
         out["warnings"] = self.warnings
+        out.update(self._final_state())
         return out
+
+    def _final_state(self) -> dict:
+        """Every pod's labels, owner and priority, where the pods bound before the run
+        ended, and each spread constraint's final counts (``final_state.py``)."""
+        pods = self.scenario.pods
+        info = final_state.pod_info_json(pods)
+        spread, by_pod = final_state.spread_domains_json(
+            pods, self.scenario.config.profiles, self.scenario, list(self.node_infos.values()))
+        for key, indices in by_pod.items():
+            info[key]["spread"] = indices
+        return {"podInfo": info,
+                "boundPods": final_state.bound_pods_json(pods, self.evicted_by),
+                "spreadDomains": spread,
+                "podsPerDomain": final_state.pods_per_domain_json(self.node_infos.values())}
+
+
+def _skipped(score_plugins, scored) -> list[str]:
+    """The profile's score plugins that scored nothing in a cycle (PreScore skipped them)."""
+    return [pl.NAME for pl in score_plugins if pl.NAME not in scored]
 
 
 def ignored_reason(pod: Pod) -> str:

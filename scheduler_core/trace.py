@@ -10,7 +10,7 @@ a 5,000-node cluster does not make every explanation 5,000 entries long.)
 """
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from .framework.interface import Status
 from .framework.types import NodeInfo
@@ -42,16 +42,48 @@ def rejected_json(groups: Iterable[tuple[Status, int, Sequence[str]]]) -> list[d
             for st, n, names in ordered]
 
 
-def scores_json(plugins: Sequence[str], rows: Sequence[tuple[str, int, Sequence[int]]],
-                chosen: str | None) -> dict:
-    """Scored nodes as (name, total, per-plugin normalized scores) in evaluation order ->
-    the best MAX_SCORED by total (ties in evaluation order), the chosen node always in."""
+def scores_json(plugins: Sequence[str], rows: Sequence[tuple],
+                chosen: str | None, weights: Mapping[str, int] | None = None,
+                skipped: Sequence[str] = ()) -> dict:
+    """Scored nodes as (name, total, per-plugin normalized scores, per-plugin raw scores)
+    in evaluation order ->
+    the best MAX_SCORED by total (ties in evaluation order), the chosen node always in,
+    each with its per-plugin weighted scores (normalized x weight; they sum to the total),
+    and the nodes tied at the top (``tie_json``)."""
     order = sorted(range(len(rows)), key=lambda i: -rows[i][1])[:MAX_SCORED]
     if chosen is not None and all(rows[i][0] != chosen for i in order):
         order += [i for i, r in enumerate(rows) if r[0] == chosen][:1]
-    return {"count": len(rows), "plugins": list(plugins),
-            "nodes": [{"node": rows[i][0], "total": rows[i][1],
-                       "plugins": dict(zip(plugins, rows[i][2]))} for i in order]}
+    best = max((r[1] for r in rows), default=None)
+    tied = [r[0] for r in rows if r[1] == best]
+    return scores_shape(plugins, [rows[i] for i in order],
+                        len(rows), weights or {}, skipped,
+                        tie_json(len(tied), tied[:MAX_NODE_NAMES], chosen))
+
+
+def scores_shape(plugins: Sequence[str], listed: Iterable[tuple], count: int,
+                 weights: Mapping[str, int], skipped: Sequence[str], tie: dict | None) -> dict:
+    """The "scores" of an explanation: plugins in score order with their weights (a plugin
+    a PreScore skipped is in ``skipped``, scoring nothing), the tie, and the listed nodes
+    as (name, total, normalized scores, raw scores): per node each plugin's score before
+    NormalizeScore (``raw``), after it (``plugins``, 0..100) and times its weight
+    (``weighted``; they sum to ``total``)."""
+    w = {p: weights.get(p, 1) for p in plugins}
+    return {"count": count, "plugins": list(plugins), "weights": w, "skipped": list(skipped),
+            "nodes": [{"node": row[0], "total": row[1], "plugins": dict(zip(plugins, row[2])),
+                       "raw": dict(zip(plugins, row[3])) if len(row) > 3 else {},
+                       "weighted": {p: v * w[p] for p, v in zip(plugins, row[2])}}
+                      for row in listed],
+            "tie": tie}
+
+
+def tie_json(count: int, tied: Sequence[str], chosen: str | None) -> dict | None:
+    """The ``count`` nodes sharing the highest total (the first MAX_NODE_NAMES of them in
+    evaluation order), when more than one: selectHost picked ``chosen`` among them with one
+    draw of the run's seeded generator."""
+    if count < 2:
+        return None
+    return {"count": count, "nodes": list(tied), "chosen": chosen,
+            "brokenBy": "seeded random choice"}
 
 
 def explanation_json(cycle: dict, num_nodes: int, feasible: int,

@@ -128,7 +128,8 @@ class ColumnarFramework:
     def run_score(self, state: CycleState, pod: Pod, idx: np.ndarray
                   ) -> tuple[np.ndarray, list[str], list[np.ndarray]]:
         """PreScore then Score for nodes idx: (weighted totals, plugin names, normalized
-        score arrays). Raises ScoreError as RunScorePlugins fails."""
+        score arrays, raw score arrays or ints). Raises ScoreError as RunScorePlugins
+        fails."""
         skip: set[str] = set()
         for pl in self.pre_score_plugins:
             st = pl.pre_score(state, pod, idx)
@@ -144,19 +145,24 @@ class ColumnarFramework:
         weights = self.profile.weights
         total = 0
         arrays: list = []
+        raws: list = []
         for pl in plugins:
             # a plugin whose normalized score is the same on every node (no node has the
             # pod's images, no PreferNoSchedule taint anywhere) answers with one int
             s = pl.constant_score(state, pod)
             if s is None:
-                s = pl.normalize(state, pod, pl.score(state, pod, idx))
+                raw = pl.score(state, pod, idx)
+                s = pl.normalize(state, pod, raw)
                 if not pl.SCORES_IN_RANGE:
                     _check_range(pl.NAME, s)
+            else:
+                raw = pl.constant_raw(state, pod, s)
             arrays.append(s)
+            raws.append(raw)
             total = total + s * weights.get(pl.NAME, 1)
         if not isinstance(total, np.ndarray):
             total = np.full(len(idx), total, np.int64)
-        return total, [pl.NAME for pl in plugins], arrays
+        return total, [pl.NAME for pl in plugins], arrays, raws
 
     # --- explanations ------------------------------------------------------------------
     def explain(self, state: CycleState, pod: Pod) -> dict:

@@ -76,7 +76,7 @@ class ColumnarRecord:
         self.failed_of: FailedNodes | None = None  # rejected during the search
         self.extra_failed: int | None = None  # the nominated node, rejected before it
         self.feasible: np.ndarray = _EMPTY
-        self.scores: tuple[list[str], list, np.ndarray] | None = None
+        self.scores: tuple[list[str], list, np.ndarray, list] | None = None
         self.chosen = -1  # the selected node's position among feasible
 
     @property
@@ -160,10 +160,10 @@ class ColumnarScheduler:
             totals = np.ones(len(feasible), np.int64)
         else:
             try:
-                totals, plugins, arrays = fwk.run_score(state, pod, feasible)
+                totals, plugins, arrays, raws = fwk.run_score(state, pod, feasible)
             except ScoreError as err:
                 raise SchedulingError(err.status) from None
-            record.scores = (plugins, arrays, totals)
+            record.scores = (plugins, arrays, totals, raws)
         record.chosen = self._select(totals)
         return ScheduleResult(table.names[feasible[record.chosen]], processed, len(feasible))
 

@@ -152,25 +152,32 @@ class ColumnarSimulation(Simulation):
         chosen = cyc.get("node") if cyc.get("result") == SCHEDULED else None
         return trace.explanation_json(
             cyc, table.n, len(record.feasible), trace.rejected_json(groups), passed,
-            _scores_json(table, record, chosen), cfwk.explain(state, pod))
+            _scores_json(cfwk, table, record, chosen), cfwk.explain(state, pod))
 
 
-def _scores_json(table, record: ColumnarRecord, chosen: str | None) -> dict:
+def _scores_json(cfwk: ColumnarFramework, table, record: ColumnarRecord,
+                 chosen: str | None) -> dict:
     """trace.scores_json over arrays: the best MAX_SCORED (stable), the chosen one in."""
     if record.scores is None:
         return trace.scores_json([], [], None)
-    plugins, arrays, totals = record.scores
+    plugins, arrays, totals, raws = record.scores
     order = _best(totals, trace.MAX_SCORED)
     feasible = record.feasible
     if chosen is not None and record.chosen not in order:
         order.append(record.chosen)
     per_plugin = [a[order].tolist() if isinstance(a, np.ndarray) else [a] * len(order)
                   for a in arrays]
+    per_raw = [np.asarray(a)[order].tolist() if isinstance(a, np.ndarray) else [a] * len(order)
+               for a in raws]
     nodes = table.names_of(feasible[order])
-    return {"count": len(feasible), "plugins": list(plugins),
-            "nodes": [{"node": nodes[j], "total": t,
-                       "plugins": dict(zip(plugins, [p[j] for p in per_plugin]))}
-                      for j, t in enumerate(totals[order].tolist())]}
+    tied = (totals == totals.max()).nonzero()[0]
+    skipped = [pl.NAME for pl in cfwk.score_plugins if pl.NAME not in plugins]
+    return trace.scores_shape(
+        plugins, [(nodes[j], t, [p[j] for p in per_plugin], [r[j] for r in per_raw])
+                  for j, t in enumerate(totals[order].tolist())],
+        len(feasible), cfwk.profile.weights, skipped,
+        trace.tie_json(len(tied), table.names_of(feasible[tied[:trace.MAX_NODE_NAMES]]),
+                       chosen))
 
 
 class _SpreadFromColumns:

@@ -85,11 +85,12 @@ class HandleData:
 @dataclass
 class NodePluginScores:
     """framework.NodePluginScores: normalized (unweighted) score per plugin and the
-    weighted total."""
+    weighted total; ``raw``: each plugin's score before NormalizeScore (for explanations)."""
 
     name: str
     plugins: dict[str, int]
     total: int
+    raw: dict[str, int] | None = None
 
 
 class Framework:
@@ -352,6 +353,7 @@ class Framework:
                                      pl.NAME)
                 scores.append(NodeScore(ni.name, s))
             per_plugin[pl.NAME] = scores
+        raw = {name: [s.score for s in scores] for name, scores in per_plugin.items()}
         for pl in plugins:
             ext = pl.score_extensions()
             if ext is None:
@@ -360,7 +362,7 @@ class Framework:
             if not st.is_success():
                 return [], _wrap(st, f'running Normalize on Score plugins: plugin "{pl.NAME}" '
                                  "failed with", pl.NAME)
-        return self._weigh(plugins, per_plugin, nodes)
+        return self._weigh(plugins, per_plugin, nodes, raw)
 
     def _batch_scores(self, pl, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
                       ) -> list[int] | None:
@@ -375,7 +377,8 @@ class Framework:
             return None
 
     def _weigh(self, plugins: list, per_plugin: dict[str, list[NodeScore]],
-               nodes: Sequence[NodeInfo]) -> tuple[list[NodePluginScores], Status]:
+               nodes: Sequence[NodeInfo], raw: dict[str, list[int]]
+               ) -> tuple[list[NodePluginScores], Status]:
         out = []
         for i, ni in enumerate(nodes):
             scores, total = {}, 0
@@ -388,7 +391,8 @@ class Framework:
                         f"[{MIN_NODE_SCORE}, {MAX_NODE_SCORE}] after normalizing",), pl.NAME)
                 scores[pl.NAME] = s
                 total += s * self.profile.weights.get(pl.NAME, 1)
-            out.append(NodePluginScores(ni.name, scores, total))
+            out.append(NodePluginScores(ni.name, scores, total,
+                                        {pl.NAME: raw[pl.NAME][i] for pl in plugins}))
         return out, SUCCESS
 
     # --- reserve / bind ----------------------------------------------------------------

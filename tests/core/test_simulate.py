@@ -145,7 +145,8 @@ profiles:
     r = simulate(load_scenario(node("n1") + node("n2") + pod("o", extra_spec="schedulerName: "
                                                              "no-scoring") + cfg))
     assert r["pods"][0]["outcome"] == "Scheduled"
-    assert r["explanations"]["default/o"]["scores"] == {"count": 0, "plugins": [], "nodes": []}
+    assert r["explanations"]["default/o"]["scores"] == {
+        "count": 0, "plugins": [], "weights": {}, "skipped": [], "nodes": [], "tie": None}
 
 
 def test_a_pod_scheduled_during_the_run_and_then_preempted_is_marked() -> None:

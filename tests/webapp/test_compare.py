@@ -11,8 +11,10 @@ RS = "ReplicaSet/default/api-5b7d9c8f4"
 
 
 def result(pods, nodes):
+    per_zone = {z: sum(1 for n in pods.values() if n and nodes[n] == z) for z in nodes.values()}
     return {"pods": [{"pod": p, "node": n} for p, n in pods.items()],
-            "nodes": [{"name": n, "labels": {"zone": z}} for n, z in nodes.items()]}
+            "nodes": [{"name": n, "labels": {"zone": z}} for n, z in nodes.items()],
+            "podsPerDomain": {"zone": {"domains": per_zone, "withoutLabel": 0}}}
 
 
 def test_it_finds_moved_pending_and_scheduled_pods_and_domain_counts():
@@ -35,7 +37,8 @@ def test_it_compares_the_min_domains_example_before_and_after_a_skew_change():
     assert (diff["a"]["pending"], diff["b"]["pending"]) == (4, 0)
     assert len(diff["got_scheduled"]) == 4 and diff["unchanged"] == 6
     assert sum(d["b"] for d in diff["domains"]) == 10
-    assert compare.max_skew(before) == {"topology.kubernetes.io/zone (app=api)": 0}
+    # 2 pods in each of 3 zones, minDomains 5: kube-scheduler's global minimum is 0, so the skew is 2
+    assert compare.max_skew(before) == {"topology.kubernetes.io/zone (app=api)": 2}
 
 
 class ComparePageTestCase(BaseTestCase):

@@ -52,7 +52,7 @@ def test_it_explains_the_spread_constraint_with_the_min_domains_shortfall(min_do
     assert pod == "default/api-5b7d9c8f4-e1f2g" and cycle["cycle"] == 10
     view = results.spread_view(constraints[0], result)
     assert view["globalMinimum"] == 0 and view["band_max"] == 2
-    assert [(d["name"], d["count"], d["skew"], d["fits"], d["eligible"]) for d in view["domains"]] == [
+    assert [(d["name"], d["count"], d["skew"], d["fits"], d["counted"]) for d in view["domains"]] == [
         ("eu-west-1a", 2, 3, False, True), ("eu-west-1b", 2, 3, False, True), ("eu-west-1c", 2, 3, False, True)]
     assert view["min_domains_sentence"].startswith("3 of 5 domains: global minimum treated as 0")
 
@@ -66,7 +66,7 @@ def test_it_marks_nodes_without_the_label_as_ignored():
                         {"name": "n3", "labels": {}}]}
     view = results.spread_view(constraint, result)
     rows = {d["name"]: d for d in view["domains"]}
-    assert rows["b"]["eligible"] is False and rows["b"]["why"] == ["1 node: node affinity"]
+    assert rows["b"]["counted"] is False and rows["b"]["skew"] is None and rows["b"]["why"] == ["1 node: node affinity"]
     assert {"node": "n3", "reason": "missing label zone", "count": 1} in view["ignored"]
 
 

@@ -70,3 +70,59 @@ class RunPodTestCase(BaseTestCase):
         self.assertContains(r, f'href="/scenarios/{self.gated.scenario_id}/pods/default/db-9a1b3c5d7-p1q2r/update/"')
         r = self.client.get(f"/runs/{self.the_run.pk}/pods/default/api-5b7d9c8f4-e1f2g/")
         self.assertNotContains(r, "Held back")
+
+
+class BoundPodPageTestCase(BaseTestCase):
+    @classmethod
+    def setUpTestData(cls):
+        super().setUpTestData()
+        cls.preempt = example_run(cls, "preemption")
+        cls.zones = example_run(cls, "zone-spreading")
+
+    def test_it_shows_a_pod_that_ran_before_the_run_instead_of_a_404(self):
+        self.client.force_login(self.viewer)
+        bound = next(b for b in self.zones.result["boundPods"] if not b["evicted"])
+        ns, name = bound["pod"].split("/")
+        r = self.client.get(f"/runs/{self.zones.pk}/pods/{ns}/{name}/")
+        self.assertEqual(r.status_code, 200)
+        self.assertContains(r, "before the run: the scheduler had nothing to decide for it")
+        self.assertContains(r, f'Still running</span> on <a href="/runs/{self.zones.pk}/nodes/{bound["node"]}/">',
+                            html=False)
+
+    def test_it_names_the_preemptor_of_an_evicted_pod(self):
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{self.preempt.pk}/pods/default/batch-4f6c8d7b9-m6n7p/")
+        self.assertContains(r, "Evicted</span> in cycle")
+        self.assertContains(r, 'preempted by <a href="/runs/%d/pods/default/checkout-3c5e7a9b2-x3y4z/">' % self.preempt.pk,
+                            html=False)
+
+    def test_its_api_twin_answers_for_a_bound_pod(self):
+        r = self.api(self.viewer).get(f"/api/runs/{self.preempt.pk}/pods/default/batch-4f6c8d7b9-m6n7p/")
+        self.assertEqual(r.status_code, 200)
+        self.assertEqual((r.json()["outcome"], r.json()["evictedBy"]["pod"]),
+                         ("Evicted", "default/checkout-3c5e7a9b2-x3y4z"))
+
+
+class ScoreTablePageTestCase(BaseTestCase):
+    @classmethod
+    def setUpTestData(cls):
+        super().setUpTestData()
+        cls.zones = example_run(cls, "zone-spreading")
+
+    def test_it_shows_weights_and_weighted_cells_that_add_up_to_the_total(self):
+        from django.test import override_settings
+        from webapp.scenarios import tasks
+        run = Run.objects.create(scenario=self.zones.scenario, revision=self.zones.revision)
+        with override_settings(RUN_DETAIL=True):
+            tasks.execute_run(run.pk)
+        run.refresh_from_db()
+        pod, explained = next((p, e) for p, e in run.result["explanations"].items() if e["scores"]["nodes"])
+        ns, name = pod.split("/")
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{run.pk}/pods/{ns}/{name}/")
+        self.assertContains(r, '<span class="muted score-weight">× 3</span>', html=False)  # TaintToleration
+        first = explained["scores"]["nodes"][0]
+        self.assertContains(r, f'<strong class="score-total">{first["total"]}</strong>', html=False)
+        self.assertEqual(sum(first["weighted"].values()), first["total"])
+        # TaintToleration: no PreferNoSchedule taint counted (raw 0), normalized to 100, weighted 300
+        self.assertContains(r, '300 <span class="muted">(100; raw 0)</span>', html=False)

@@ -104,3 +104,36 @@ class DefaultSpreadingTopologyTestCase(BaseTestCase):
         self.assertContains(r, "The last cycle of default/checkout-3c5e7a9b2-x3y4z (cycle 2) evaluated no spread "
                                "constraint: only one node was feasible, so kube-scheduler did not score")
         self.assertNotContains(r, "No pod in this run has a topology spread constraint")
+
+
+class FinalSpreadTestCase(BaseTestCase):
+    """The zone-spreading example: 3 web pods ran before the run (2 in eu-west-1a, 1 in eu-west-1b), 6 more are
+    placed; kube-proxy-like pods of other workloads are on the nodes too."""
+
+    @classmethod
+    def setUpTestData(cls):
+        super().setUpTestData()
+        cls.the_run = example_run(cls, "zone-spreading")
+        cls.mins = example_run(cls, "min-domains")
+
+    def test_it_shows_each_domains_matching_pods_at_the_end_bound_pods_included(self):
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{self.the_run.pk}/topology/")
+        self.assertContains(r, 'id="spread-final"')
+        for zone in ("eu-west-1a", "eu-west-1b", "eu-west-1c"):
+            self.assertContains(r, f'<th scope="row">{zone}</th>\n          <td data-label="Matching pods">'
+                                   '<span class="count-bar" aria-hidden="true"><span class="count-fill" '
+                                   'style="width: 75%"></span></span> 3</td>', html=False)
+        self.assertContains(r, '<p class="domain-matching"><strong>3</strong> matching <code>app=web</code> · skew 0',
+                            count=3, html=False)
+
+    def test_it_labels_the_cycles_counts_and_never_says_a_too_skewed_domain_can_take_the_pod(self):
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{self.mins.pk}/topology/")
+        self.assertContains(r, "As cycle 10 saw them")
+        self.assertContains(r, "before placing default/api-5b7d9c8f4-e1f2g; the domains above show the end of the run")
+        self.assertContains(r, "no: skew too high", count=3)
+        self.assertNotContains(r, ">Eligible<")
+        # minDomains 5 over 3 zones: the global minimum is 0 at the end too, so the skew is the largest count
+        self.assertContains(r, 'Global minimum <strong>0</strong> (fewer domains than minDomains); '
+                               'skew <strong class="ok-text">2</strong> ≤ maxSkew 2', html=False)

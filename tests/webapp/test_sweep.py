@@ -36,7 +36,9 @@ class SweepTestCase(BaseTestCase):
         self.assertEqual(rows["maxSkew=2 minDomains=-"]["pending"], 0)
         self.assertEqual(rows["maxSkew=4 minDomains=5"]["pending"], 0)
         self.assertEqual(rows["maxSkew=1 minDomains=5"]["scheduled"], 3)
-        self.assertIn(1, rows["maxSkew=4 minDomains=5"]["skew"].values())
+        self.assertIn(1, rows["maxSkew=4 minDomains=-"]["skew"].values())
+        # 3 zones, fewer than minDomains: kube-scheduler's global minimum is 0, so the skew is the largest count
+        self.assertIn(4, rows["maxSkew=4 minDomains=5"]["skew"].values())
         self.assertTrue(sweeps.finished(sweep))
 
     def test_the_table_reads_each_cells_row_kept_by_the_worker_not_its_text_or_result(self):

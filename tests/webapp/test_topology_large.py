@@ -40,7 +40,7 @@ class TopologyCapTests(BaseTestCase):
         self.assertIn('id="topology-capped"', page)
         self.assertIn('href="?key=topology.kubernetes.io%2Fzone&amp;all=1">Draw every node</a>', page)
         zone_a = sum(len(n["pods"]) for n in full["nodes"] if n["name"] in ("node-a1", "node-a2"))
-        self.assertRegex(page, rf"eu-west-1a <span class=\"muted\">\({zone_a} pods?\)")
+        self.assertRegex(page, rf"eu-west-1a <span class=\"muted\">\({zone_a} pods? in all\)")
 
     def test_all_draws_every_node(self):
         page = self.client.get(f"/runs/{self.spread.pk}/topology/?all=1").content.decode()

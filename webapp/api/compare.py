@@ -16,6 +16,7 @@ CompareSerializer = inline_serializer("RunComparison", fields={
     "got_scheduled": serializers.ListField(child=serializers.DictField()),
     "only_a": serializers.ListField(child=serializers.DictField()),
     "only_b": serializers.ListField(child=serializers.DictField()),
+    "displaced": serializers.ListField(child=serializers.DictField()),
     "unchanged": serializers.IntegerField(), "domains": serializers.ListField(child=serializers.DictField()),
 })
 
@@ -36,8 +37,8 @@ def comparison(a, b, key):
     diff = compare.compare(a.result, b.result, key)
     return {
         "a": a.pk, "b": b.pk, "key": key, "counts": {"a": diff["a"], "b": diff["b"]},
-        **{k: diff[k] for k in ("moved", "became_pending", "got_scheduled", "only_a", "only_b", "unchanged",
-                                "domains")},
+        **{k: diff[k] for k in ("moved", "became_pending", "got_scheduled", "only_a", "only_b", "displaced",
+                                "unchanged", "domains")},
     }
 
 

@@ -22,6 +22,9 @@ def finished_run(request, run_id):
 
 
 def metadata(run):
+    found = results.pod_meta(run.result)  # the engine's record; older results: read from the text
+    if found is not None:
+        return found
     try:
         return engine.pod_metadata(*run.scenario_text())
     except engine.ScenarioInvalid:
@@ -57,15 +60,19 @@ class RunTopologyView(ResultView):
         if keys and key not in keys:
             raise exceptions.ValidationError({"key": [f"No node has the label {key!r}; try one of: {', '.join(keys)}."]})
         meta = metadata(run)
-        view = results.topology(result, key, meta=meta, step=step_param(request))
+        step = step_param(request)
         wanted = request.query_params.get("pod") or results.default_spread_pod(result, meta)
+        final = results.final_spreads(result, wanted) if wanted else []
+        view = results.topology(result, key, meta=meta, step=step,
+                                final=next((f for f in final if f["key"] == key), None))
         state = explanations.READY
         if wanted:
             result, state, _ = explanations.with_explanation(run, result, wanted)
         pod, cycle, constraints = results.spread_constraints(result, wanted)
         return Response({**view, "keys": keys, "spread": {
             "pod": pod or wanted, "cycle": cycle and cycle.get("cycle"), "status": state,
-            "constraints": [results.spread_view(c, result) for c in constraints]}})
+            "constraints": [results.spread_view(c, result) for c in constraints],
+            "final": final if step is None else []}})
 
 
 class RunPodView(ResultView):
@@ -79,6 +86,10 @@ class RunPodView(ResultView):
     def get(self, request, run_id, namespace, name):
         run, result = finished_run(request, run_id)
         pod = f"{namespace}/{name}"
+        bound = results.bound_pod(result, pod)
+        if bound is not None:  # running before the run: nothing to explain
+            return Response({**bound, "outcome": "Evicted" if bound["evicted"] else "Running",
+                             "status": explanations.READY})
         if results.explanation(result, pod) is None:
             raise exceptions.NotFound(f"Pod {pod} is not in run {run_id}.")
         result, state, error = explanations.with_explanation(run, result, pod)

@@ -1,8 +1,9 @@
 """View models of a run result: domains, chips, bars, sentences.
 
-Pure functions over the engine's result dict (and optional pod metadata from
-engine.pod_metadata). They only read the recorded trace; nothing here
-recomputes scheduling. The topology "after step N" replays recorded events.
+Pure functions over the engine's result dict: pod metadata ("podInfo"), final counts and skews
+("spreadDomains", "podsPerDomain"), scores with weights. They only read the recorded trace; nothing
+here recounts or recomputes scheduling. The topology "after step N" replays recorded events (its
+domain totals are the replayed chips; the engine keeps per-cycle counts only in explanations).
 """
 
 import hashlib
@@ -17,6 +18,17 @@ RESOURCES = ("cpu", "memory", "pods")
 NO_DOMAIN = "(no label)"
 
 
+def pod_meta(result):
+    """{"ns/name": {labels, owner, workload, priority, spread, gates, node}} of every pod, as the engine recorded
+    it in the result ("podInfo"), or None for a result stored before the engine recorded it."""
+    info = (result or {}).get("podInfo")
+    if info is None:
+        return None
+    bound = {b["pod"]: b for b in (result or {}).get("boundPods") or []}
+    return {pod: {**i, "spread": bool(i.get("spread")), "gates": i.get("gates") or [],
+                  "node": (bound.get(pod) or {}).get("startNode") or ""} for pod, i in info.items()}
+
+
 def short_key(key):
     return SHORT_KEYS.get(key, key)
 
@@ -24,6 +36,8 @@ def short_key(key):
 def workload_of(pod, meta=None):
     """A pod's workload: its controller owner, else its app label, else the pod itself."""
     info = (meta or {}).get(pod) or {}
+    if info.get("workload"):  # the engine's own naming
+        return info["workload"]
     if info.get("owner"):
         return info["owner"]
     labels = info.get("labels") or {}
@@ -104,10 +118,11 @@ def pending_statuses(result, step=None):
     return out
 
 
-def topology(result, key=ZONE_KEY, meta=None, step=None, limit=None, keep=(), tray_limit=None):
+def topology(result, key=ZONE_KEY, meta=None, step=None, limit=None, keep=(), tray_limit=None, final=None):
     """Domains (columns) of `key` with their nodes and pod chips, a pending tray and a legend. With `limit`, a
     domain draws its first `limit` nodes, those in `keep` and those with nominated pods (the rest are counted);
-    with `tray_limit`, the tray holds at most that many pods, those attempted (or gated) first."""
+    with `tray_limit`, the tray holds at most that many pods, those attempted (or gated) first. `final`: the
+    engine's final counts of one spread constraint on `key` (final_spreads), shown per domain at the run's end."""
     placed, pending = placements(result, step)
     pending_total, all_pending = len(pending), pending
     nominated_pods, nominated_nodes = nominations(result, step)
@@ -116,17 +131,23 @@ def topology(result, key=ZONE_KEY, meta=None, step=None, limit=None, keep=(), tr
         value = (node.get("labels") or {}).get(key, NO_DOMAIN)
         domains.setdefault(value, []).append(node)
     columns = []
+    engine_counts = pods_per_domain(result, key) if step is None else None
     for name, nodes in sorted(domains.items(), key=lambda kv: (kv[0] == NO_DOMAIN, kv[0])):
         shown = nodes if limit is None or len(nodes) <= limit else [
             node for i, node in enumerate(nodes)
             if i < limit or node["name"] in keep or node["name"] in nominated_nodes]
-        count = sum(len(placed.get(node["name"], ())) for node in nodes)
+        count = engine_counts.get(name) if engine_counts is not None else \
+            sum(len(placed.get(node["name"], ())) for node in nodes)  # a cycle's state: the replayed chips
         drawn = [{
             "name": node["name"], "cordoned": bool(node.get("unschedulable")),
             "tainted": bool(node.get("taints")), "nominated": nominated_nodes.get(node["name"], []),
             "chips": [chip(p, meta) for p in placed.get(node["name"], [])],
         } for node in shown]
+        matching = None
+        if final is not None and step is None and name != NO_DOMAIN:
+            matching = next((d for d in final["domains"] if d["name"] == name), None)
         columns.append({"name": name, "nodes": drawn, "count": count, "missing": name == NO_DOMAIN,
+                        "matching": matching,
                         "hidden": len(nodes) - len(drawn),
                         "hidden_pods": count - sum(len(n["chips"]) for n in drawn)})
     status = pending_statuses(result, step)
@@ -143,9 +164,20 @@ def topology(result, key=ZONE_KEY, meta=None, step=None, limit=None, keep=(), tr
     workloads.update(workload_of(p, meta) for p in all_pending)
     legend = {w: colour(w) for w in workloads}
     return {"key": key, "short_key": short_key(key), "step": step, "domains": columns, "pending": tray,
+            "final": final if step is None else None,
             "legend": [{"workload": w, "colour": legend[w]} for w in sorted(legend)],
             "pending_total": pending_total,
             "capped": any(column["hidden"] for column in columns) or len(tray) < pending_total}
+
+
+def pods_per_domain(result, key):
+    """{domain: pods on its nodes at the end of the run} of one label key as the engine counted them ("podsPerDomain";
+    nodes without the key under NO_DOMAIN), or None for a result stored before the engine recorded it."""
+    found = (result or {}).get("podsPerDomain")
+    if found is None:
+        return None
+    entry = found.get(key) or {"domains": {}, "withoutLabel": 0}
+    return {**entry["domains"], NO_DOMAIN: entry["withoutLabel"]}
 
 
 def explanations(result):
@@ -233,42 +265,72 @@ def _names(group):
 
 
 def spread_view(constraint, result):
-    """Per-domain counts, skews and eligibility of one PodTopologySpread constraint."""
+    """One PodTopologySpread constraint as a cycle saw it (the pod's explanation): per domain the engine's
+    matching count and the skew placing the pod there would make, and whether the domain was counted."""
     key = constraint.get("topologyKey", "")
     minimum = constraint.get("globalMinimum", 0) or 0
     max_skew = constraint.get("maxSkew", 1)
-    self_match = constraint.get("selfMatch", 1)
     counts = constraint.get("domains") or {}
+    skews = constraint.get("skews") or {}
     by_domain = constraint.get("ignoredByDomain") or {}
     node_values = {(n.get("labels") or {}).get(key) for n in result.get("nodes", [])} - {None}
     names = sorted(set(counts) | (node_values if len(node_values) <= 100 else set()))
     rows = []
     for name in names:
-        count = counts.get(name, 0)
-        skew = count + self_match - minimum
+        skew = skews.get(name)
         why = [f"{n} node{'s' if n != 1 else ''}: {reason}"
                for reason, n in sorted((by_domain.get(name) or {}).items())]
-        eligible = name in counts
+        counted = name in counts
         rows.append({
-            "name": name, "count": count, "skew": skew, "fits": skew <= max_skew,
-            "eligible": eligible, "why": why or ([] if eligible else ["no eligible node in this domain"]),
-            "in_band": minimum <= count <= minimum + max_skew,
+            "name": name, "count": counts.get(name, 0), "skew": skew, "counted": counted,
+            "fits": counted and skew is not None and skew <= max_skew,
+            "why": why or ([] if counted else ["no eligible node in this domain"]),
         })
     ignored_rows = [{"node": _names(g), "reason": g.get("reason", ""), "count": g.get("count", 0)}
                     for g in constraint.get("ignored") or []]
-    top = max([r["count"] for r in rows] + [minimum + max_skew, 1])
-    for row in rows:
-        row["pct"] = round(100 * row["count"] / top)
+    _bars(rows, minimum + max_skew)
     return {
         "key": key, "short_key": short_key(key), "maxSkew": max_skew, "minDomains": constraint.get("minDomains"),
         "whenUnsatisfiable": constraint.get("whenUnsatisfiable"), "selector": constraint.get("selector", ""),
-        "selfMatch": self_match, "globalMinimum": minimum, "band_max": minimum + max_skew,
-        "band_pct": round(100 * (minimum + max_skew) / top), "domains": rows, "ignored": ignored_rows,
+        "selfMatch": constraint.get("selfMatch", 1), "globalMinimum": minimum, "band_max": minimum + max_skew,
+        "band_pct": _pct(minimum + max_skew, rows, minimum + max_skew), "domains": rows, "ignored": ignored_rows,
         "domain_count": constraint.get("domainCount", len(counts)),
         "domains_truncated": bool(constraint.get("domainsTruncated")),
         "min_domains_sentence": min_domains_sentence(constraint),
         "origin": constraint.get("origin", ""),
     }
+
+
+def _bars(rows, band):
+    for row in rows:
+        row["pct"] = _pct(row["count"], rows, band)
+
+
+def _pct(value, rows, band):
+    top = max([r["count"] for r in rows] + [band, 1])
+    return round(100 * value / top)
+
+
+def final_spreads(result, pod):
+    """The pod's spread constraints at the end of the run, as the engine counted them ("spreadDomains"): per
+    domain the pods the selector matches (bound-before pods included) and the skew, and the constraint's skew."""
+    indices = (((result or {}).get("podInfo") or {}).get(pod) or {}).get("spread") or []
+    entries = (result or {}).get("spreadDomains") or []
+    return [final_spread_view(entries[i]) for i in indices if i < len(entries)]
+
+
+def final_spread_view(entry):
+    max_skew = entry.get("maxSkew", 1)
+    rows = [{"name": name, "count": count, "skew": entry["skews"].get(name),
+             "over": entry["skews"].get(name, 0) > max_skew}
+            for name, count in (entry.get("domains") or {}).items()]
+    _bars(rows, entry.get("globalMinimum", 0) + max_skew)
+    return {"key": entry.get("topologyKey", ""), "short_key": short_key(entry.get("topologyKey", "")),
+            "selector": entry.get("selector", ""), "maxSkew": max_skew, "minDomains": entry.get("minDomains"),
+            "whenUnsatisfiable": entry.get("whenUnsatisfiable"), "globalMinimum": entry.get("globalMinimum", 0),
+            "skew": entry.get("skew", 0), "within": entry.get("withinMaxSkew", True),
+            "forced_zero": entry.get("minDomainsForcedZero", False), "domains": rows,
+            "workloads": entry.get("workloads") or []}
 
 
 def min_domains_sentence(constraint):
@@ -340,8 +402,12 @@ def explanation(result, pod):
                       "cells": cells, "reasons": "" if g is None else "; ".join(g.get("reasons") or [])})
     scores = explained.get("scores") or {}
     score_plugins = list(scores.get("plugins") or [])
+    weights = scores.get("weights") or {}
     score_rows = [{"node": s["node"], "total": s.get("total"),
-                   "plugins": [(s.get("plugins") or {}).get(p, "") for p in score_plugins]}
+                   "plugins": [(s.get("plugins") or {}).get(p, "") for p in score_plugins],
+                   "cells": [{"score": (s.get("plugins") or {}).get(p, ""),
+                              "weighted": (s.get("weighted") or {}).get(p),
+                              "raw": (s.get("raw") or {}).get(p)} for p in score_plugins]}
                   for s in scores.get("nodes") or []]
     sentences = []
     for constraint in spread_of(explained).get("constraints", []):
@@ -362,6 +428,9 @@ def explanation(result, pod):
         "cycle": explained.get("cycle") or (history[-1].get("cycle") if history else None),
         "attempts": len(history),
         "plugins": plugins, "filter": table, "score_plugins": score_plugins, "scores": score_rows,
+        "score_columns": [{"plugin": p, "weight": weights.get(p)} for p in score_plugins],
+        "weighted": bool(scores.get("weights")),
+        "score_skipped": list(scores.get("skipped") or []), "tie": scores.get("tie"),
         "groups": [{"code": g.get("code"), "plugin": g.get("plugin"), "reasons": "; ".join(g.get("reasons") or []),
                     "count": g.get("count", 0), "nodes": _names(g)} for g in groups],
         "nodes_total": explained.get("nodes"), "evaluated": explained.get("evaluated"),
@@ -414,6 +483,23 @@ def volume_zones(result):
         if zones:
             out[pod] = zones
     return out
+
+
+def bound_pod(result, pod):
+    """A pod that was running before the run, as the engine recorded it ("boundPods", "podInfo"): where it
+    started and ended, who evicted it; None for any other pod (or a result stored before the engine kept it)."""
+    found = next((b for b in (result or {}).get("boundPods") or [] if b.get("pod") == pod), None)
+    if found is None:
+        return None
+    info = ((result or {}).get("podInfo") or {}).get(pod) or {}
+    namespace, _, name = pod.partition("/")
+    by = (found.get("evictedBy") or {}).get("pod") or "/"
+    known = {n.get("name") for n in (result or {}).get("nodes", [])}
+    return {**found, "namespace": namespace, "name": name, "labels": sorted((info.get("labels") or {}).items()),
+            "evictor_ns": by.partition("/")[0], "evictor_name": by.partition("/")[2],
+            "node_known": found.get("startNode") in known,
+            "owner": info.get("owner") or "", "workload": info.get("workload") or "",
+            "priority": info.get("priority", 0), "evictedBy": found.get("evictedBy") or {}}
 
 
 def _victims(candidate):

@@ -34,7 +34,11 @@ def finished_run(request, run_id, token=None):
 
 
 def metadata(run):
-    """Pod labels/owners from the run's manifests; {} if they no longer parse (the trace still shows)."""
+    """Pod labels/owners as the engine recorded them in the run's result; for a result stored before it did,
+    from the run's manifests ({} if they no longer parse: the trace still shows)."""
+    found = results.pod_meta(run.result)
+    if found is not None:
+        return found
     try:
         return engine.pod_metadata(*run.scenario_text())
     except engine.ScenarioInvalid:
@@ -61,9 +65,11 @@ def topology_context(run, result, key, step, pod, explain=True, show_all=False, 
     keys = results.topology_keys(result)
     if key not in keys:
         key = keys[0] if keys else results.ZONE_KEY
-    view = results.topology(result, key, meta=meta, step=step, limit=None if show_all else TOPOLOGY_NODES,
-                            keep=keep, tray_limit=None if show_all else TOPOLOGY_PENDING)
     pod = pod or results.default_spread_pod(result, meta)
+    final = results.final_spreads(result, pod) if pod else []
+    view = results.topology(result, key, meta=meta, step=step, limit=None if show_all else TOPOLOGY_NODES,
+                            keep=keep, tray_limit=None if show_all else TOPOLOGY_PENDING,
+                            final=next((f for f in final if f["key"] == key), None))
     explaining, explain_error = False, ""
     if pod and explain:
         result, state, explain_error = explanations.with_explanation(run, result, pod)
@@ -77,6 +83,7 @@ def topology_context(run, result, key, step, pod, explain=True, show_all=False, 
         "spread_pod": spread_pod or pod, "spread_pod_ns": (spread_pod or pod or "/").split("/", 1)[0],
         "spread_pod_name": (spread_pod or pod or "/").split("/", 1)[1], "spread_cycle": cycle and cycle.get("cycle"),
         "spreads": [results.spread_view(c, result) for c in constraints],
+        "final_spreads": final if step is None else [],
         "spread_pods": results.spread_candidates(result, meta),
         "spread_explaining": explaining, "spread_error": explain_error, "spread_not_evaluated": not_evaluated,
         "nominated_pods": nominated_pods, "nominated_nodes": nominated_nodes, "show_all": show_all,
@@ -99,6 +106,11 @@ def run_topology(request, run_id, token=None):
 def run_pod(request, run_id, namespace, name, token=None):
     run, scenario, result = finished_run(request, run_id, token)
     pod = f"{namespace}/{name}"
+    bound = results.bound_pod(result, pod)
+    if bound is not None:  # running before the run: nothing was scheduled, so nothing to explain
+        return render(request, "front/run_bound_pod.html", {
+            "run": run, "scenario": scenario, "b": bound, "chip": results.chip(pod, metadata(run)),
+            **share_context(token)})
     if results.explanation(result, pod) is None:
         raise Http404(f"Pod {pod} is not in run {run.pk}.")
     result, state, error = explanations.with_explanation(run, result, pod)

@@ -1,17 +1,32 @@
-"""Comparing two engine results: pure functions over their JSON."""
+"""Comparing two engine results: pure functions over their JSON. Every count is the engine's."""
 
 ZONE_KEY = "topology.kubernetes.io/zone"
+NO_LABEL = "(none)"
 
 
 def placements(result):
-    """{pod: node or None} from a result's `pods` rows."""
+    """{pod: node or None} from a result's `pods` rows (the pods pending at the start)."""
     return {row["pod"]: row.get("node") or None for row in (result or {}).get("pods", [])}
 
 
+def final_states(result):
+    """{pod: (node or None, evicted)} of every pod the result places: the pods pending at the start and those
+    running before the run ("boundPods": their node at the end, None once preempted)."""
+    out = {row["pod"]: (row.get("node") or None, bool(row.get("evicted")))
+           for row in (result or {}).get("pods", [])}
+    for b in (result or {}).get("boundPods") or []:
+        out[b["pod"]] = (b.get("node") or None, bool(b.get("evicted")))
+    return out
+
+
 def counts(result):
+    """Pods pending at the start (scheduled / still pending), pods running before the run and how many of
+    those were preempted."""
     p = placements(result)
     scheduled = sum(1 for n in p.values() if n)
-    return {"pods": len(p), "scheduled": scheduled, "pending": len(p) - scheduled}
+    bound = (result or {}).get("boundPods") or []
+    return {"pods": len(p), "scheduled": scheduled, "pending": len(p) - scheduled,
+            "running_before": len(bound), "evicted": sum(1 for b in bound if b.get("evicted"))}
 
 
 def node_labels(result):
@@ -30,95 +45,56 @@ def topology_keys(*results):
 
 
 def domain_counts(result, key):
-    """{domain: scheduled pods on nodes with that label value}; nodes without the label are '(none)'."""
+    """{domain: pods on its nodes at the end of the run}, as the engine counted them ("podsPerDomain"); pods on
+    nodes without the label are under '(none)' when there are such nodes. {} for a result stored before."""
+    found = ((result or {}).get("podsPerDomain") or {}).get(key)
+    if found is None:
+        return {}
+    out = dict(found.get("domains") or {})
     labels = node_labels(result)
-    out = {}
-    for name, l in labels.items():
-        out.setdefault(l.get(key, "(none)"), 0)
-    for pod, node in placements(result).items():
-        if node:
-            d = labels.get(node, {}).get(key, "(none)")
-            out[d] = out.get(d, 0) + 1
+    if any(key not in (l or {}) for l in labels.values()):
+        out[NO_LABEL] = found.get("withoutLabel", 0)
     return out
 
 
 def compare(a, b, key=ZONE_KEY):
-    """What changed from result `a` to result `b`."""
-    pa, pb = placements(a), placements(b)
-    moved, became_pending, got_scheduled, only_a, only_b = [], [], [], [], []
+    """What changed from result `a` to result `b`, over every pod either places (running before the run
+    included). A pod only in `b` that `b` scheduled counts as got scheduled ("new": true); a pod `a` left
+    running and `b` preempted is displaced."""
+    pa, pb = final_states(a), final_states(b)
+    moved, became_pending, got_scheduled, only_a, only_b, displaced = [], [], [], [], [], []
     unchanged = 0
     for pod in sorted(set(pa) | set(pb)):
+        (na, _), (nb, evicted_b) = pa.get(pod, (None, False)), pb.get(pod, (None, False))
         if pod not in pb:
-            only_a.append({"pod": pod, "node": pa[pod]})
+            only_a.append({"pod": pod, "node": na})
         elif pod not in pa:
-            only_b.append({"pod": pod, "node": pb[pod]})
-        elif pa[pod] == pb[pod]:
+            if nb:
+                got_scheduled.append({"pod": pod, "to": nb, "new": True})
+            else:
+                only_b.append({"pod": pod, "node": nb})
+        elif na == nb:
             unchanged += 1
-        elif pa[pod] and not pb[pod]:
-            became_pending.append({"pod": pod, "from": pa[pod]})
-        elif not pa[pod] and pb[pod]:
-            got_scheduled.append({"pod": pod, "to": pb[pod]})
+        elif na and not nb:
+            (displaced if evicted_b else became_pending).append({"pod": pod, "from": na})
+        elif not na and nb:
+            got_scheduled.append({"pod": pod, "to": nb})
         else:
-            moved.append({"pod": pod, "from": pa[pod], "to": pb[pod]})
+            moved.append({"pod": pod, "from": na, "to": nb})
     da, db = domain_counts(a, key), domain_counts(b, key)
     domains = [{"domain": d, "a": da.get(d), "b": db.get(d)} for d in sorted(set(da) | set(db))]
     return {
         "a": counts(a), "b": counts(b), "moved": moved, "became_pending": became_pending,
-        "got_scheduled": got_scheduled, "only_a": only_a, "only_b": only_b, "unchanged": unchanged,
-        "key": key, "domains": domains, "keys": topology_keys(a, b),
+        "got_scheduled": got_scheduled, "only_a": only_a, "only_b": only_b, "displaced": displaced,
+        "unchanged": unchanged, "key": key, "domains": domains, "keys": topology_keys(a, b),
     }
 
 
-def max_skew(result, pod_labels=None):
-    """Per spread constraint seen in the result's pods: max − min matching pods over its domains.
-
-    Counting only: the constraints are the engine's list of those the pods carry
-    ("spreadConstraints") and those its explanations show (cluster defaults included),
-    the pods come from the final node placements.
-    """
-    labels = node_labels(result)
-    by_node = {}
-    for pod, node in placements(result).items():
-        if node:
-            by_node.setdefault(node, []).append(pod)
-    pod_labels = pod_labels or {}
+def max_skew(result):
+    """Per spread constraint ("topologyKey (selector)"): the largest skew the engine found at the end of the
+    run ("spreadDomains": pods the selector matches per domain, bound-before pods included)."""
     out = {}
-    constraints = list((result or {}).get("spreadConstraints") or [])
-    for explained in ((result or {}).get("explanations") or {}).values():
-        explain = (explained.get("plugins") or {}).get("PodTopologySpread") or {}
-        constraints += explain.get("constraints", []) or []
-    for c in constraints:
-        key = c.get("topologyKey")
-        if not key:
-            continue
-        name = f"{key} ({c.get('selector') or 'all pods'})"
-        if name in out:
-            continue
-        domains = {}
-        for node, l in labels.items():
-            if key in l:
-                domains.setdefault(l[key], 0)
-        selector = c.get("selector") or c.get("labelSelector")
-        for node, ps in by_node.items():
-            d = labels.get(node, {}).get(key)
-            if d is None:
-                continue
-            for pod in ps:
-                if _matches(selector, pod_labels.get(pod)):
-                    domains[d] += 1
-        if domains:
-            out[name] = max(domains.values()) - min(domains.values())
+    for entry in (result or {}).get("spreadDomains") or []:
+        name = f"{entry.get('topologyKey')} ({entry.get('selector') or 'all pods'})"
+        out[name] = max(out.get(name, 0), entry.get("skew", 0))
     return out
-
-
-def _matches(selector, labels):
-    """`selector` as the explain prints it ("app=api,tier=web"); other forms count every pod."""
-    if labels is None or not isinstance(selector, str):
-        return True
-    for term in selector.split(","):
-        if "=" not in term or any(op in term for op in ("!=", " in ", " notin ")):
-            return True
-        k, v = (x.strip() for x in term.split("=", 1))
-        if labels.get(k) != v.lstrip("="):
-            return False
-    return True

@@ -65,6 +65,11 @@ class ColumnarPlugin:
         """The normalized score when it is the same on every node, else None."""
         return None
 
+    def constant_raw(self, state: CycleState, pod: Pod, normalized: int) -> int:
+        """The raw score (before NormalizeScore) behind a constant normalized score:
+        the same, for a plugin whose normalize leaves scores as they are."""
+        return normalized
+
     def explain(self, state: CycleState, pod: Pod) -> dict | None:
         fn = getattr(self.ref, "explain", None)
         return fn(state, pod) if fn is not None else None

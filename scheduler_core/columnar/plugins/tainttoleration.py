@@ -50,6 +50,10 @@ class TaintToleration(ColumnarPlugin):
         """No node has an untolerated PreferNoSchedule taint: all 100 after reversal."""
         return 100 if self._template(state, pod)[1] else None
 
+    def constant_raw(self, state: CycleState, pod: Pod, normalized: int) -> int:
+        """No untolerated PreferNoSchedule taint anywhere: every raw count is 0."""
+        return 0
+
     def score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> np.ndarray:
         return self._template(state, pod)[0][idx]
 

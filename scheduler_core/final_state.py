@@ -1,0 +1,189 @@
+"""Facts about the cluster at the end of a run, for the dashboard to read instead of recount.
+
+``pod_info_json``: every pod of the scenario (bound before the run or pending) with its
+labels, controller owner, workload and priority. ``bound_pods_json``: the pods bound before
+the run, each with its node at the end (None once evicted). ``spread_domains_json``: each
+PodTopologySpread constraint of the pods pending at the start, with the number of pods its
+selector matches in each domain at the end (pods bound before the run included), the global
+minimum and the skew, counted by the plugin's own PreFilter helper
+(``podtopologyspread/filtering.cal_pre_filter_state``) over the final NodeInfos.
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Iterable, Mapping
+
+from .framework.types import NodeInfo
+from .k8s.types import DO_NOT_SCHEDULE, HONOR, SCHEDULE_ANYWAY, Pod
+from .plugins.podtopologyspread.common import Constraint
+from .plugins.podtopologyspread.filtering import cal_pre_filter_state
+from .plugins.podtopologyspread.plugin import PodTopologySpread
+
+WORKLOAD_LABELS = ("app.kubernetes.io/name", "app")
+
+
+def owner_of(pod: Pod) -> str:
+    """"Kind/name" of the pod's controller owner (else its first owner), "" without one."""
+    refs = pod.owner_references
+    owner = next((r for r in refs if getattr(r, "controller", False)), refs[0] if refs else None)
+    return f"{owner.kind}/{owner.name}" if owner else ""
+
+
+def workload_of(pod: Pod) -> str:
+    """The pod's workload: its owner, else ``label=value`` of its app label, else its name."""
+    owner = owner_of(pod)
+    if owner:
+        return owner
+    for label in WORKLOAD_LABELS:
+        if pod.labels.get(label):
+            return f"{label}={pod.labels[label]}"
+    return pod.name
+
+
+def pod_info_json(pods: Iterable[Pod]) -> dict[str, dict]:
+    """pod key -> {labels, owner, workload, priority, boundBeforeRun} for every pod, and
+    ``gates`` (the scheduling gates' names) for a gated pod."""
+    out = {}
+    for p in pods:
+        info = out[p.key] = {"labels": dict(p.labels), "owner": owner_of(p),
+                             "workload": workload_of(p), "priority": p.priority or 0,
+                             "boundBeforeRun": bool(p.node_name)}
+        if p.scheduling_gates:
+            info["gates"] = [getattr(g, "name", g) for g in p.scheduling_gates]
+    return out
+
+
+def bound_pods_json(pods: Iterable[Pod], evicted_by: Mapping[str, dict]) -> list[dict]:
+    """The pods bound before the run, in scenario order: the node they started on, the node
+    they end on (None when preempted: then ``evictedBy`` names the preemptor and the cycle)."""
+    out = []
+    for p in pods:
+        if not p.node_name:
+            continue
+        gone = evicted_by.get(p.key)
+        entry = {"pod": p.key, "startNode": p.node_name,
+                 "node": None if gone else p.node_name, "evicted": bool(gone)}
+        if gone:
+            entry["evictedBy"] = gone
+        out.append(entry)
+    return out
+
+
+def pods_per_domain_json(node_infos: Iterable[NodeInfo]) -> dict[str, dict]:
+    """label key -> {"domains": value -> pods on the nodes with that value (zero included),
+    "withoutLabel": pods on nodes without the key}, for every label key of the nodes."""
+    infos = list(node_infos)
+    keys = sorted({k for ni in infos for k in ni.node.labels})
+    out = {}
+    for key in keys:
+        domains: dict[str, int] = {}
+        without = 0
+        for ni in infos:
+            value = ni.node.labels.get(key)
+            if value is None:
+                without += len(ni.pods)
+            else:
+                domains[value] = domains.get(value, 0) + len(ni.pods)
+        out[key] = {"domains": dict(sorted(domains.items())), "withoutLabel": without}
+    return out
+
+
+def spread_domains_json(pods: Iterable[Pod], profiles: Mapping, objects,
+                        node_infos: list[NodeInfo]) -> tuple[list[dict], dict[str, list[int]]]:
+    """(constraints, pod key -> indices into them) for the pods pending at the start whose
+    profile runs PodTopologySpread (own constraints or cluster defaults). Pods of one
+    workload share the loader's objects, so each distinct group is counted once."""
+    plugins: dict[str, PodTopologySpread | None] = {}
+    groups: dict[tuple, list[int]] = {}  # the loader's shared objects -> indices
+    counted: dict[tuple, list[int]] = {}  # what counting depends on -> indices
+    entries: dict[tuple, int] = {}
+    out: list[dict] = []
+    by_pod: dict[str, list[int]] = {}
+    for pod in pods:
+        if pod.node_name:
+            continue
+        pl = _plugin(plugins, profiles, objects, pod.scheduler_name)
+        if pl is None:
+            continue
+        key = (pod.scheduler_name, pod.namespace, id(pod.topology_spread_constraints),
+               id(pod.labels), id(pod.owner_references), id(pod.affinity),
+               id(pod.node_selector), id(pod.tolerations))
+        found = groups.get(key)
+        if found is None:
+            found = groups[key] = _indices(pl, pod, node_infos, counted, entries, out)
+        for i in found:
+            workloads = out[i]["workloads"]
+            w = workload_of(pod)
+            if w not in workloads:
+                workloads.append(w)
+        if found:
+            by_pod[pod.key] = found
+    return out, by_pod
+
+
+def _plugin(cache: dict, profiles: Mapping, objects, name: str) -> PodTopologySpread | None:
+    if name not in cache:
+        profile = profiles.get(name)
+        cache[name] = None if profile is None or \
+            PodTopologySpread.NAME not in profile.all_plugins() else PodTopologySpread(
+                profile.args.get(PodTopologySpread.NAME),
+                SimpleNamespace(objects=objects, fast=False))
+    return cache[name]
+
+
+def _indices(pl: PodTopologySpread, pod: Pod, node_infos: list[NodeInfo],
+             counted: dict[tuple, list[int]], entries: dict[tuple, int], out: list[dict]
+             ) -> list[int]:
+    """Indices of the pod's constraints in ``out``, counted once per distinct set of
+    constraints, namespace and (where a policy honours them) node affinity and tolerations."""
+    by_action = [(a, pl.get_constraints(pod, a)) for a in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)]
+    cs = [c for _, constraints in by_action for c in constraints]
+    if not cs:
+        return []
+    honor_affinity = any(c.node_affinity_policy == HONOR for c in cs)
+    honor_taints = any(c.node_taints_policy == HONOR for c in cs)
+    key = (pod.namespace, tuple((c.topology_key, str(c.selector), c.max_skew, c.min_domains,
+                                 c.when_unsatisfiable, c.node_affinity_policy,
+                                 c.node_taints_policy, c.origin) for c in cs),
+           repr((pod.node_selector, pod.affinity)) if honor_affinity else None,
+           repr(pod.tolerations) if honor_taints else None)
+    found = counted.get(key)
+    if found is None:
+        found = counted[key] = [i for action, constraints in by_action if constraints
+                                for i in _count(pod, constraints, node_infos, entries, out)]
+    return found
+
+
+def _count(pod: Pod, constraints: list[Constraint], node_infos: list[NodeInfo],
+           entries: dict[tuple, int], out: list[dict]) -> list[int]:
+    """Count one action's constraints as PreFilter does (nodes with every one of their
+    topology keys, node inclusion policies applied) and add those not seen yet."""
+    found = []
+    s = cal_pre_filter_state(pod, constraints, node_infos)
+    for i, c in enumerate(constraints):
+        counts = dict(sorted(s.tp_value_to_match_num[i].items()))
+        entry = _entry(pod, c, counts, s.min_match_num(i, c.min_domains) if counts else 0)
+        key = (pod.namespace, c.topology_key, str(c.selector), c.max_skew, c.min_domains,
+               c.when_unsatisfiable, c.node_affinity_policy, c.node_taints_policy, c.origin,
+               tuple(counts.items()))
+        if key not in entries:
+            entries[key] = len(out)
+            out.append(entry)
+        found.append(entries[key])
+    return found
+
+
+def _entry(pod: Pod, c: Constraint, counts: dict[str, int], minimum: int) -> dict:
+    """One constraint at the end of the run. The global minimum is Filter's (0 when fewer
+    domains than minDomains); a domain's skew is its count minus it, the constraint's skew
+    the largest of those (0 without a domain)."""
+    skews = {v: n - minimum for v, n in counts.items()}
+    skew = max(skews.values(), default=0)
+    return {"namespace": pod.namespace, "topologyKey": c.topology_key,
+            "selector": str(c.selector), "maxSkew": c.max_skew, "minDomains": c.min_domains,
+            "whenUnsatisfiable": c.when_unsatisfiable,
+            "nodeAffinityPolicy": c.node_affinity_policy,
+            "nodeTaintsPolicy": c.node_taints_policy, "origin": c.origin,
+            "workloads": [], "domains": counts, "domainCount": len(counts),
+            "globalMinimum": minimum, "minDomainsForcedZero": len(counts) < c.min_domains,
+            "skews": skews, "skew": skew, "withinMaxSkew": skew <= c.max_skew}
