@@ -88,12 +88,35 @@ def selector_text(selector):
     return ",".join(f"{k}={v}" for k, v in sorted((selector.get("matchLabels") or {}).items()))
 
 
+WORKLOADS = ("ReplicaSet", "StatefulSet", "Deployment", "ReplicationController", "DaemonSet")
+
+
+def made_by_workloads(objects, result, written):
+    """Pods the text does not hold but a workload of it made (missing replicas, a StatefulSet's pods): an object
+    from the workload's pod template. The result only says which workload owns which pod."""
+    templates = {f"{o['kind']}/{key_of(o)}": (o.get("spec") or {}).get("template") or {}
+                 for o in objects if o.get("kind") in WORKLOADS}
+    out = {}
+    for pod, info in (result.get("podInfo") or {}).items():
+        namespace, _, name = pod.partition("/")
+        kind, _, owner = (info.get("owner") or "").partition("/")
+        template = templates.get(f"{kind}/{namespace}/{owner}")
+        if pod in written or template is None:
+            continue
+        meta = template.get("metadata") or {}
+        out[pod] = {"kind": "Pod", "metadata": {"name": name, "namespace": namespace,
+                                                "labels": dict(meta.get("labels") or {})},
+                    "spec": template.get("spec") or {}}
+    return out
+
+
 class Cluster:
     """A run's text and final placement: every pod's object, where each pod is at the end."""
 
     def __init__(self, text, result):
         objects = objects_of(text)
         self.pods = {key_of(o): o for o in objects if o.get("kind") == "Pod"}
+        self.pods.update(made_by_workloads(objects, result, self.pods))
         self.services = [o for o in objects if o.get("kind") == "Service"]
         self.replica_sets = {key_of(o): o for o in objects if o.get("kind") == "ReplicaSet"}
         config = next((o for o in objects if o.get("kind") == "KubeSchedulerConfiguration"), None)
