@@ -60,3 +60,38 @@ def test_it_rejects_a_spread_key_no_pod_uses():
     p = whatif("check", "--local", EXAMPLES_DIR / "zone-spreading.yaml", "--spread", "zone")
     assert p.returncode == 2
     assert p.stderr == f"error: no pod has a topology spread constraint on zone; keys in use: {ZONE}\n"
+
+
+SKEWED = """
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Node, metadata: {name: a, labels: {topology.kubernetes.io/zone: za}},
+   status: {allocatable: {cpu: "8", memory: 8Gi, pods: "20"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: b, labels: {topology.kubernetes.io/zone: zb}},
+   spec: {taints: [{key: maintenance, effect: NoSchedule}]},
+   status: {allocatable: {cpu: "8", memory: 8Gi, pods: "20"}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: old-1, labels: {app: web}}, spec: {nodeName: a, containers: [{name: c}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: old-2, labels: {app: web}}, spec: {nodeName: a, containers: [{name: c}]}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: new, labels: {app: web}}
+  spec:
+    containers: [{name: c}]
+    topologySpreadConstraints:
+    - {maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: ScheduleAnyway,
+       labelSelector: {matchLabels: {app: web}}}
+"""
+
+
+def test_it_fails_when_a_constraint_ends_above_its_max_skew_though_every_pod_scheduled(tmp_path):
+    # ScheduleAnyway never leaves a pod pending (zb's only node is tainted, and the spread counts it as a
+    # domain): only the engine's final count shows the skew
+    path = tmp_path / "skewed.yaml"
+    path.write_text(SKEWED)
+    p = whatif("check", "--local", path, "--spread", ZONE, "--junit", tmp_path / "r.xml")
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert ("skew: topology.kubernetes.io/zone (app=web, ScheduleAnyway): skew 3 > maxSkew 1 at the end of the "
+            "run (matching pods: za=3, zb=0)") in p.stdout
+    assert p.stdout.strip().endswith("FAILED: 1 chosen spread constraint(s) end the run above their maxSkew")
+    assert 'failures="1"' in (tmp_path / "r.xml").read_text()

@@ -73,8 +73,8 @@ def build_parser():
     c.add_argument("--config", metavar="FILE", help="a KubeSchedulerConfiguration file")
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--spread", action="append", default=[], metavar="TOPOLOGY_KEY",
-                   help="fail when a pod stays pending because no domain of its spread constraint on this key "
-                        "is within maxSkew (repeatable)")
+                   help="fail when a spread constraint on this key ends the run above its maxSkew, or a pod "
+                        "stays pending because no domain of it is within maxSkew (repeatable)")
     c.add_argument("--allow-pending", action="store_true",
                    help="do not fail on pending pods as such (only on --spread violations)")
     c.add_argument("--junit", metavar="PATH", help="also write a JUnit XML report here")

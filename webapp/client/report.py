@@ -1,8 +1,9 @@
 """What a run's result says, for people (text), scripts (JSON) and CI systems (JUnit XML).
 
 Everything here reads the engine's result as stored: outcomes and messages from `pods`,
-preemptions from the `Nominated` / `Preempted` events, and the spread skews the engine
-worked out in the explanations of the pods it left pending. Nothing is recomputed.
+preemptions from the `Nominated` / `Preempted` events, the spread skews the engine worked out
+in the explanations of the pods it left pending, and each spread constraint's skew at the end
+of the run (`spreadDomains`). Nothing is recomputed.
 """
 
 from xml.etree import ElementTree as ET
@@ -46,6 +47,16 @@ def spread_violations(result, keys):
     return out
 
 
+def skew_exceeded(result, keys):
+    """Spread constraints over one of `keys` that end the run with a skew above their maxSkew (the engine's
+    final count: ScheduleAnyway constraints, and skew that was there before the run, included)."""
+    return [{"topologyKey": c["topologyKey"], "selector": c.get("selector"), "maxSkew": c.get("maxSkew"),
+             "whenUnsatisfiable": c.get("whenUnsatisfiable"), "skew": c.get("skew"), "domains": c.get("domains") or {},
+             "workloads": c.get("workloads") or []}
+            for c in result.get("spreadDomains") or []
+            if c.get("topologyKey") in keys and c.get("withinMaxSkew") is False]
+
+
 def summarize(result, spread_keys=()):
     pods = result.get("pods", [])
     return {
@@ -57,6 +68,7 @@ def summarize(result, spread_keys=()):
         "evicted": list(result.get("evicted", [])),
         "preemptions": preemptions(result),
         "spread": spread_violations(result, set(spread_keys)),
+        "skew": skew_exceeded(result, set(spread_keys)),
     }
 
 
@@ -67,6 +79,8 @@ def verdict(summary, allow_pending=False):
         reasons.append(f"{len(summary['pending'])} pod(s) stay pending")
     if summary["spread"]:
         reasons.append(f"{len(summary['spread'])} pod(s) cannot be placed within a chosen spread constraint's maxSkew")
+    if summary["skew"]:
+        reasons.append(f"{len(summary['skew'])} chosen spread constraint(s) end the run above their maxSkew")
     return not reasons, reasons
 
 
@@ -90,7 +104,16 @@ def text(summary, title):
         skews = ", ".join(f"{d}={s}" for d, s in sorted(v["skews"].items()))
         lines.append(f"  spread: {v['pod']}: {v['topologyKey']} maxSkew {v['maxSkew']} exceeded in every domain "
                      f"(skew if placed: {skews})")
+    for c in summary["skew"]:
+        lines.append(f"  skew: {exceeded(c)}")
     return "\n".join(lines)
+
+
+def exceeded(c):
+    """One line for a constraint that ends above its maxSkew."""
+    domains = ", ".join(f"{d}={n}" for d, n in sorted(c["domains"].items()))
+    return (f"{c['topologyKey']} ({c['selector'] or 'all pods'}, {c['whenUnsatisfiable']}): skew {c['skew']} > "
+            f"maxSkew {c['maxSkew']} at the end of the run (matching pods: {domains})")
 
 
 def junit(summary, suite, allow_pending=False):
@@ -102,6 +125,8 @@ def junit(summary, suite, allow_pending=False):
     for v in summary["spread"]:
         cases.append((f"{v['pod']} spread {v['topologyKey']}",
                       f"maxSkew {v['maxSkew']} exceeded in every domain: {v['skews']}"))
+    for c in summary["skew"]:
+        cases.append((f"spread {c['topologyKey']} ({c['selector'] or 'all pods'})", exceeded(c)))
     failures = sum(1 for _, f in cases if f)
     ts = ET.SubElement(root, "testsuite", name=suite, tests=str(len(cases)), failures=str(failures), errors="0")
     for name, failure in cases:
