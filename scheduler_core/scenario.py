@@ -164,7 +164,7 @@ class _Builder:
         workloads = [(o, replace(w, template=_resolve_template(w, classes, self.file)), ts)
                      for o, w, ts in self.workloads + self._deployment_replica_sets()]
         pods = self._keep_schedulable(pods)
-        ordered = expand_workloads(pods, workloads)
+        ordered = expand_workloads(pods, workloads, self.file)
         final = tuple(t.replace_pod(p, file_index=i) for i, p in enumerate(ordered))
         if len(self.nodes) >= kernels.MIN_NODES:
             kernels.warm()  # a large cluster runs compiled loops: get them ready now

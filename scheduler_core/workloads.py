@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import replace
 
+from .errors import ScenarioError
 from .k8s import types as t
 
 # k8s.io/apimachinery/pkg/util/rand alphanums: no vowels, no confusable digits.
@@ -46,6 +47,18 @@ def replica_set_for(deploy: t.Workload) -> t.Workload:
         template = replace(template, labels={**template.labels, POD_TEMPLATE_HASH: h})
     return t.Workload("ReplicaSet", f"{deploy.name}-{h}", deploy.namespace,
                       f"generated-{deploy.name}-{h}", selector, deploy.replicas, template)
+
+
+# Far above the largest cluster measured (README "Benchmarks": 15,000 pods on 5,000 nodes).
+MAX_PODS = 100_000
+
+
+def _too_many(w: t.Workload, file: str) -> ScenarioError:
+    kind, name = w.kind, w.name
+    if w.uid.startswith("generated-"):  # the ReplicaSet made for a Deployment: name the Deployment
+        kind, name = "Deployment", w.name.rsplit("-", 1)[0]
+    return ScenarioError(file, f"{kind} {w.namespace}/{name}", "spec.replicas",
+                         f"Invalid value: {w.replicas}: a scenario holds at most {MAX_PODS:,} pods")
 
 
 def _owned(pod: t.Pod, w: t.Workload) -> bool:
@@ -84,10 +97,18 @@ def _names(w: t.Workload, taken: set[str], count: int) -> list[str]:
 
 
 def expand_workloads(pods: list[tuple[int, t.Pod]],
-                     workloads: list[tuple[int, t.Workload, float]]) -> list[t.Pod]:
-    """All pods in file order, generated pods placed right after their workload."""
+                     workloads: list[tuple[int, t.Workload, float]], file: str = "") -> list[t.Pod]:
+    """All pods in file order, generated pods placed right after their workload. A scenario
+    holds at most MAX_PODS pods: a workload whose replicas would pass it is refused before
+    any pod is made (``replicas: 1000000000000`` would fill the memory)."""
     existing = [p for _, p in pods]
     keyed: list[tuple[int, int, t.Pod]] = [(o, 0, p) for o, p in pods]
+    if len(existing) + sum(w.replicas or 0 for _, w, _ in workloads) > MAX_PODS:  # (rare: count precisely)
+        total = len(existing)
+        for _, w, _ in workloads:
+            total += max(0, (w.replicas or 0) - sum(1 for p in existing if _owned(p, w)))
+            if total > MAX_PODS:
+                raise _too_many(w, file)
     for order, w, ts in workloads:
         for k, p in enumerate(_missing_pods(w, ts, existing), start=1):
             keyed.append((order, k, p))
