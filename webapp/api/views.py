@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib.auth import authenticate
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
@@ -11,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.reverse import reverse
 
+from webapp.front import auth
 from webapp.scenarios import services
 from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink, Team
 
@@ -284,6 +286,11 @@ class ApiTokenViewSet(mixins.ListModelMixin, mixins.CreateModelMixin, mixins.Des
 class TokenEndpointThrottle(ScopedRateThrottle):
     """Per client address; a cache outage lets requests through rather than failing them."""
 
+    def get_ident(self, request):
+        # REMOTE_ADDR, as the login lockout counts: X-Forwarded-For is whatever the client sends
+        # (a new value per request made every guess a first one).
+        return auth.client_address(request)
+
     def allow_request(self, request, view):
         try:
             return super().allow_request(request, view)
@@ -305,9 +312,17 @@ class ObtainTokenView(GenericAPIView):
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
+        # The login page's lockout holds here too: the same counters, so neither is a way around the other.
+        address = auth.client_address(request)
+        if auth.is_locked(data["username"], address):
+            raise exceptions.Throttled(wait=settings.LOGIN_LOCKOUT_SECONDS, detail=(
+                "Too many failed log-ins for this account. "
+                f"Wait {max(1, settings.LOGIN_LOCKOUT_SECONDS // 60)} minutes and try again."))
         user = authenticate(request, username=data["username"], password=data["password"])
         if user is None:
+            auth.record_failure(data["username"], address)
             raise exceptions.ValidationError({"non_field_errors": ["Unable to log in with the provided credentials."]})
+        auth.reset_failures(data["username"], address)
         token, key = ApiToken.create(user, data["name"])
         token.token = key
         return Response(s.NewApiTokenSerializer(token).data, status=status.HTTP_201_CREATED)
