@@ -13,7 +13,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.reverse import reverse
 
 from webapp.front import auth
-from webapp.scenarios import services
+from webapp.scenarios import limits, services
 from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink, Team
 
 from . import serializers as s
@@ -73,7 +73,7 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         qs = Scenario.objects.visible_to(self.request.user).select_related("team", "created_by")
         team = self.request.query_params.get("team")
         if team:
-            qs = qs.filter(team_id=int(team)) if team.isdigit() else qs.filter(team__name=team)
+            qs = qs.filter(team_id=int(team)) if limits.is_number(team) else qs.filter(team__name=team)
         search = self.request.query_params.get("search")
         if search:
             qs = qs.filter(name__icontains=search)
@@ -171,7 +171,7 @@ class ScenarioViewSet(viewsets.ModelViewSet):
     def diff(self, request, pk=None, number=None):
         new = self.get_revision(number)
         against = request.query_params.get("against", str(int(number) - 1))
-        if not against.isdigit():
+        if not limits.is_number(against):
             raise exceptions.ValidationError({"against": ["A revision number is expected."]})
         old = self.get_revision(against)
         return HttpResponse(services.diff_revisions(old, new), content_type="text/x-diff; charset=utf-8")
@@ -184,7 +184,7 @@ class ScenarioViewSet(viewsets.ModelViewSet):
     def manifests(self, request, pk=None):
         scenario = self.get_object()
         number = request.query_params.get("revision", str(scenario.current_revision))
-        if not number.isdigit():
+        if not limits.is_number(number):
             raise exceptions.ValidationError({"revision": ["A revision number is expected."]})
         revision = self.get_revision(number)
         return yaml_response(revision.manifests, f"{slug(scenario.name)}-r{revision.number}.yaml")

@@ -3,7 +3,7 @@
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
-from webapp.scenarios import compare, services
+from webapp.scenarios import compare, limits, services
 from webapp.scenarios.models import Membership, Revision, Run
 
 from .views import get_scenario
@@ -14,7 +14,7 @@ Role = Membership.Role
 def pick(scenario, value, user, can_edit):
     """A run id "12", or a revision "r3" (its latest run; one is queued if there is none)."""
     value = (value or "").strip()
-    if value.startswith("r") and value[1:].isdigit():
+    if value.startswith("r") and limits.is_number(value[1:]):
         revision = Revision.objects.filter(scenario=scenario, number=int(value[1:])).first()
         if revision is None:
             return None, f"{value}: no such revision"
@@ -24,7 +24,7 @@ def pick(scenario, value, user, can_edit):
                 return None, f"{value} has never been run"
             run = services.queue_run(scenario, revision, user=user)
         return run, ""
-    if value.isdigit():
+    if limits.is_number(value):
         run = scenario.runs.filter(pk=int(value)).first()
         return run, "" if run else f"run {value}: no such run in this scenario"
     return None, ""

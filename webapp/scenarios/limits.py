@@ -26,6 +26,12 @@ class TooLarge(ValueError):
     """The text breaks a documented limit; the message says which and by how much."""
 
 
+def is_number(raw):
+    """True for a string of ASCII digits that fits a bigint (an id, a revision or step number).
+    ``str.isdigit`` also takes "²" and "١", which ``int`` refuses or reads, and any length."""
+    return isinstance(raw, str) and raw.isascii() and raw.isdigit() and len(raw) <= 18
+
+
 def human_bytes(n):
     return f"{n / 1_000_000:.1f} MB" if n >= 100_000 else f"{n} bytes"
 

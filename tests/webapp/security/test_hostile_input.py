@@ -279,3 +279,47 @@ class LimitsTestCase(BaseTestCase):
             r = self.api(self.editor).post("/api/scenarios/", data=json.dumps(
                 {"team": "platform", "name": name, "manifests": SMALL}), content_type="application/json")
             self.assertEqual(r.status_code, 400, (name, r.content))
+
+
+UNICODE_DIGITS = ["²", "١٢", "𝟙", "٣", "9" * 5000, "99999999999999999999999999999"]
+
+
+class QueryValuesTestCase(BaseTestCase):
+    """Numbers in query strings and form fields: str.isdigit() takes "²", which int() refuses."""
+
+    def setUp(self):
+        from webapp.scenarios import tasks
+        from webapp.scenarios.models import Run
+
+        self.run = Run.objects.create(scenario=self.scenario, revision=self.scenario.head(), created_by=self.owner)
+        tasks.execute_run.run(self.run.pk)
+
+    def test_it_answers_4xx_to_unicode_and_huge_digits_in_query_values(self):
+        api = self.api(self.editor)
+        pk, run = self.scenario.pk, self.run.pk
+        self.client.force_login(self.editor)
+        for value in UNICODE_DIGITS:
+            for url, params in [
+                ("/api/scenarios/", {"team": value}),
+                (f"/api/scenarios/{pk}/revisions/1/diff/", {"against": value}),
+                (f"/api/scenarios/{pk}/manifests/", {"revision": value}),
+                (f"/api/runs/{run}/timeline/", {"step": value}),
+                (f"/api/runs/{run}/topology/", {"step": value}),
+                (f"/api/scenarios/{pk}/compare/", {"a": value, "b": str(run)}),
+            ]:
+                r = api.get(url, params)
+                assert_no_server_error(self, r, f"{url} {params}")
+            for url, params in [
+                (f"/scenarios/{pk}/revisions/1/", {"against": value}),
+                (f"/runs/{run}/timeline/", {"step": value}),
+                (f"/runs/{run}/topology/", {"step": value}),
+                (f"/scenarios/{pk}/compare/", {"a": value, "b": str(run)}),
+                (f"/scenarios/{pk}/compare/", {"a": "r" + value, "b": str(run)}),
+            ]:
+                r = self.client.get(url, params)
+                assert_no_server_error(self, r, f"{url} {params}")
+            r = api.post("/api/scenarios/", {"team": value, "name": "x", "manifests": SMALL}, format="json")
+            self.assertEqual(r.status_code, 400, r.content)
+            r = self.client.post(f"/scenarios/{pk}/save/", {"manifests": SMALL + "#\n", "revision": 1,
+                                                           "overwrite": value})
+            assert_no_server_error(self, r, f"overwrite={value}")
