@@ -323,3 +323,69 @@ class QueryValuesTestCase(BaseTestCase):
             r = self.client.post(f"/scenarios/{pk}/save/", {"manifests": SMALL + "#\n", "revision": 1,
                                                            "overwrite": value})
             assert_no_server_error(self, r, f"overwrite={value}")
+
+
+class SelfReferenceAndOverflowTestCase(BaseTestCase):
+    """Texts that save but could never run, or never finish being read: refused when saved, naming the field."""
+
+    def save(self, manifests):
+        return self.api(self.editor).post(self.url("revisions/"), {"manifests": manifests}, format="json",
+                                          headers={"If-Match": '"1"'})
+
+    def test_it_refuses_a_yaml_alias_inside_the_node_it_names(self):
+        for text in ("a: &a [*a]\n", SMALL + "    annotations: &x {y: *x}\n"):
+            r = self.save(text)
+            self.assertEqual(r.status_code, 400, r.content)
+            self.assertIn("inside the node &", r.json()["manifests"][0])
+            r = self.api(self.editor).post("/api/scenarios/", data=text, content_type="application/yaml")
+            self.assertEqual(r.status_code, 400)
+            r = self.api(self.editor).put(self.url("draft/"), {"manifests": text}, format="json")
+            self.assertLess(r.status_code, 500)
+            self.client.force_login(self.editor)
+            r = self.client.post(f"/scenarios/{self.scenario.pk}/draft/validate/", {"manifests": text})
+            self.assertContains(r, "inside the node &")
+        self.assertEqual(Revision.objects.count(), 1)
+
+    def test_it_refuses_replicas_past_the_pod_limit(self):
+        workload = SMALL + """\
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: big, namespace: default}
+  spec:
+    replicas: %s
+    selector: {matchLabels: {app: big}}
+    template:
+      metadata: {labels: {app: big}}
+      spec: {containers: [{name: c, image: nginx}]}
+"""
+        r = self.save(workload % "1000000000000")
+        self.assertEqual(r.status_code, 400)
+        self.assertIn("Deployment default/big: spec.replicas: Invalid value: 1000000000000: must be a 32-bit integer",
+                      r.json()["manifests"][0])
+        r = self.save(workload % "200000")
+        self.assertIn("spec.replicas: Invalid value: 200000: a scenario holds at most 100,000 pods",
+                      r.json()["manifests"][0])
+        self.assertEqual(self.save(workload % "3").status_code, 201)
+        # The quick edit refuses it by itself.
+        r = self.api(self.editor).post(self.url("draft/edits/"), {"op": "set_replicas", "workload": "Deployment/default/big",
+                                                                  "replicas": "9" * 30}, format="json")
+        self.assertEqual(r.status_code, 400, r.content)
+        self.assertIn("replicas must be ≤ 100,000", json.dumps(r.json(), ensure_ascii=False))
+
+    def test_it_refuses_quantities_and_integers_that_overflow_naming_the_field(self):
+        cases = [
+            ("cpu: 100m", "cpu: 1e400", "spec.containers[0].resources.requests.cpu: Invalid value: \"1e400\": "
+                                        "must be less than or equal to 9007199254740992m"),
+            ("cpu: 100m", f"cpu: '{2 ** 70}'", "resources.requests.cpu: Invalid value"),
+            ("memory: 64Mi", "memory: 99999999Ei", "resources.requests.memory: Invalid value"),
+        ]
+        for old, new, message in cases:
+            r = self.save(SMALL.replace(old, new))
+            self.assertEqual(r.status_code, 400, new)
+            self.assertIn(message, r.json()["manifests"][0])
+        r = self.save(SMALL + "    topologySpreadConstraints: [{maxSkew: 1.0e+23, topologyKey: zone, "
+                              "whenUnsatisfiable: DoNotSchedule}]\n")
+        self.assertEqual(r.status_code, 400)
+        self.assertIn("spec.topologySpreadConstraints[0].maxSkew: Invalid value: 1e+23: must be a 32-bit integer",
+                      r.json()["manifests"][0])
+        self.assertEqual(Revision.objects.count(), 1)
