@@ -150,6 +150,8 @@ def explain_pod(self, explanation_id):
     manifests, config = pe.run.scenario_text()
     status, result, error = Run.Status.SUCCEEDED, None, ""
     try:
+        if settings.RUN_TEST_DELAY:
+            time.sleep(settings.RUN_TEST_DELAY)  # tests only: an explanation to kill
         out = engine.simulate(manifests, config, seed=int(pe.run.seed), detail=[pe.pod])
         result = {"explanation": out.get("explanations", {}).get(pe.pod),
                   "preemption": out.get("preemptions", {}).get(pe.pod)}
