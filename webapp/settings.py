@@ -100,9 +100,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "webapp.middleware.RequestSizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "webapp.middleware.SecurityHeadersMiddleware",
+    # After the two above, so its 413 has the security headers too; before anything reads a body.
+    "webapp.middleware.RequestSizeLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

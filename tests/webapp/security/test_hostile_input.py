@@ -218,6 +218,9 @@ class LimitsTestCase(BaseTestCase):
         r = self.api(self.editor).post("/api/scenarios/", data=body, content_type="application/json")
         self.assertEqual(r.status_code, 413)
         self.assertIn("the limit is 41.9 MB (MAX_REQUEST_BYTES)", r.json()["detail"])
+        for header in ("Content-Security-Policy", "X-Frame-Options", "X-Content-Type-Options", "Referrer-Policy",
+                       "Permissions-Policy"):
+            self.assertIn(header, r.headers)  # as on every other response
         self.client.force_login(self.editor)
         r = self.client.post("/scenarios/new/", data=body, content_type="application/x-www-form-urlencoded")
         self.assertEqual(r.status_code, 413)
