@@ -89,6 +89,9 @@ def _parse(text: str, filename: str) -> list[Any]:
         docs = list(yaml.load_all(text, Loader=_LOADER))
     except yaml.YAMLError as e:
         raise ScenarioError(filename, "", "", _yaml_message(e)) from None
+    except ValueError as e:  # int() of a plain scalar of over 4,300 digits
+        raise ScenarioError(filename, "", "", "invalid YAML: a number too long to read "
+                            f"({str(e).split(':')[0].lower()})") from None
     for doc in docs:
         _check_aliasing(doc, filename)
     return docs

@@ -327,6 +327,9 @@ BAD = [
     ("alias bomb", "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n"
         for i in range(7)), "scenario.yaml: invalid YAML: document contains excessive aliasing"),
+    ("a number of 5,000 digits", "a: &x " + "9" * 5000 + "\n",
+     "scenario.yaml: invalid YAML: a number too long to read (exceeds the limit (4300 digits) for "
+     "integer string conversion)"),
     ("alias inside the node it names", "a: &a [*a]\n",
      "scenario.yaml: invalid YAML: an alias (*name) refers to a node that contains it; the value "
      "would be infinite"),

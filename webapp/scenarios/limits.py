@@ -7,6 +7,8 @@ recursion, nothing expanded): building such a document crashes the C composer,
 overflows the Python one, or expands exponentially once serialized.
 """
 
+import re
+
 import yaml
 from django.conf import settings
 
@@ -20,6 +22,11 @@ _OPEN = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
 MAX_EXPANDED_NODES = 1_000_000
 MAX_ALIAS_RATIO = 10  # ... unless the expanded size stays within this many times the written one
 _CLOSE = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+
+
+# A plain number longer than this is refused (int() refuses 4,300 digits; no Kubernetes value has 30).
+MAX_NUMBER_DIGITS = 1000
+_LONG_NUMBER = re.compile(r"[-+]?(?:0[xo]?)?[0-9a-fA-F_.:eE+-]+")
 
 
 class TooLarge(ValueError):
@@ -84,6 +91,9 @@ def _check_events(text, filename):
                 anchor, size = event.anchor, 1
                 if anchor is not None:
                     latest[anchor] = None
+                if not event.style and len(event.value) > MAX_NUMBER_DIGITS and _LONG_NUMBER.fullmatch(event.value):
+                    raise TooLarge(f"{filename}: a number of {len(event.value):,} digits at line "
+                                   f"{event.start_mark.line + 1}; numbers may have at most {MAX_NUMBER_DIGITS}.")
                 if "\x00" in event.value:  # a "\0" escape: PostgreSQL text and jsonb cannot hold it
                     raise TooLarge(f"{filename}: a NUL character (\\0) at line {event.start_mark.line + 1}; "
                                    "values cannot contain it.")

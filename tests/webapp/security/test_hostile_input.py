@@ -344,6 +344,11 @@ class SelfReferenceAndOverflowTestCase(BaseTestCase):
         return self.api(self.editor).post(self.url("revisions/"), {"manifests": manifests}, format="json",
                                           headers={"If-Match": '"1"'})
 
+    def test_it_refuses_a_number_of_thousands_of_digits(self):
+        r = self.save(SMALL.replace('pods: "110"', "pods: &p " + "9" * 5000))
+        self.assertEqual(r.status_code, 400)
+        self.assertIn("a number of 5,000 digits at line 10", r.json()["manifests"][0])
+
     def test_it_refuses_a_yaml_alias_inside_the_node_it_names(self):
         for text in ("a: &a [*a]\n", SMALL + "    annotations: &x {y: *x}\n"):
             r = self.save(text)
