@@ -34,9 +34,10 @@ class TooLarge(ValueError):
 
 
 def is_number(raw):
-    """True for a string of ASCII digits that fits a bigint (an id, a revision or step number).
-    ``str.isdigit`` also takes "²" and "١", which ``int`` refuses or reads, and any length."""
-    return isinstance(raw, str) and raw.isascii() and raw.isdigit() and len(raw) <= 18
+    """True for a string of ASCII digits (an id, a revision or step number), at most 100 of them.
+    ``str.isdigit`` also takes "²" and "١", which ``int`` refuses or reads, and any length (``int``
+    refuses 4,300 digits). Past a bigint, lookups find nothing: a 404, as for any unknown number."""
+    return isinstance(raw, str) and raw.isascii() and raw.isdigit() and len(raw) <= 100
 
 
 def human_bytes(n):
