@@ -169,7 +169,7 @@ def pod_specs(objects, target, field="workload"):
 def _int(value, name, obj, minimum=None, maximum=2 ** 31 - 1):
     """A whole number within [minimum, maximum] (every field edited here is an int32)."""
     if isinstance(value, str) and len(value) > 30:  # (int() of a long string is slow, and refused below)
-        raise EditError(f"{name} must be ≤ {maximum:,}, got a {len(value)}-character value",
+        raise EditError(f"{name} must be ≤ {maximum}, got a {len(value)}-character value",
                         object=obj, field=name)
     try:
         n = int(value)
@@ -180,7 +180,7 @@ def _int(value, name, obj, minimum=None, maximum=2 ** 31 - 1):
     if minimum is not None and n < minimum:
         raise EditError(f"{name} must be ≥ {minimum}, got {n}", object=obj, field=name)
     if n > maximum:
-        raise EditError(f"{name} must be ≤ {maximum:,}, got {n}", object=obj, field=name)
+        raise EditError(f"{name} must be ≤ {maximum}, got {n}", object=obj, field=name)
     return n
 
 
