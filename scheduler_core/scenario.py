@@ -193,7 +193,7 @@ class _Builder:
                      for o, w, ts in self.workloads + self._deployment_replica_sets()]
         pods = self._keep_schedulable(pods)
         daemon_pods = self._daemon_set_pods(classes, [p for _, p in pods])
-        ordered = expand_workloads(pods, workloads, daemon_pods)
+        ordered = expand_workloads(pods, workloads, daemon_pods, self.file)
         final = tuple(t.replace_pod(p, file_index=i) for i, p in enumerate(ordered))
         self._report_added(ordered)
         self._foreign_schedulers(final, cfg)

@@ -13,6 +13,7 @@ import hashlib
 from dataclasses import replace
 from typing import Mapping
 
+from .errors import ScenarioError
 from .k8s import labels as klabels
 from .k8s import types as t
 
@@ -94,6 +95,18 @@ def pods_by_replica_set(pods) -> dict[str, dict[str, list[t.Pod]]]:
     return out
 
 
+# Far above the largest cluster measured (README "Benchmarks": 15,000 pods on 5,000 nodes).
+MAX_PODS = 100_000
+
+
+def _too_many(w: t.Workload, file: str) -> ScenarioError:
+    kind, name = w.kind, w.name
+    if w.uid.startswith("generated-"):  # the ReplicaSet made for a Deployment: name the Deployment
+        kind, name = "Deployment", w.name.rsplit("-", 1)[0]
+    return ScenarioError(file, f"{kind} {w.namespace}/{name}", "spec.replicas",
+                         f"Invalid value: {w.replicas}: a scenario holds at most {MAX_PODS:,} pods")
+
+
 def _owned(pod: t.Pod, w: t.Workload) -> bool:
     return pod.namespace == w.namespace and any(
         r.kind == w.kind and r.name == w.name for r in pod.owner_references)
@@ -130,12 +143,19 @@ def _names(w: t.Workload, taken: set[str], count: int) -> list[str]:
 
 
 def expand_workloads(pods: list[tuple[int, t.Pod]],
+from .errors import ScenarioError
                      workloads: list[tuple[int, t.Workload, float]],
                      generated: list[tuple[int, list[t.Pod]]] = ()) -> list[t.Pod]:
     """All pods in file order, generated pods placed right after their workload
     (``generated``: pods made elsewhere, e.g. DaemonSet pods, by their owner's order)."""
     existing = [p for _, p in pods]
     keyed: list[tuple[int, int, t.Pod]] = [(o, 0, p) for o, p in pods]
+    if len(existing) + sum(w.replicas or 0 for _, w, _ in workloads) > MAX_PODS:  # (rare: count precisely)
+        total = len(existing)
+        for _, w, _ in workloads:
+            total += max(0, (w.replicas or 0) - sum(1 for p in existing if _owned(p, w)))
+            if total > MAX_PODS:
+                raise _too_many(w, file)
     for order, w, ts in workloads:
         for k, p in enumerate(_missing_pods(w, ts, existing), start=1):
             keyed.append((order, k, p))

@@ -63,7 +63,8 @@ CSP = "; ".join([
 
 
 class SecurityHeadersMiddleware:
-    """Content-Security-Policy and Permissions-Policy on every response (Django sets the rest)."""
+    """Content-Security-Policy, Permissions-Policy and X-Frame-Options on every response, those that
+    middleware further down answers by itself (a 413) included (SecurityMiddleware sets the rest)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -72,6 +73,7 @@ class SecurityHeadersMiddleware:
         response = self.get_response(request)
         response.headers.setdefault("Content-Security-Policy", CSP)
         response.headers.setdefault("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()")
+        response.headers.setdefault("X-Frame-Options", "DENY")
         return response
 
 

@@ -100,9 +100,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "webapp.middleware.RequestSizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "webapp.middleware.SecurityHeadersMiddleware",
+    # After the two above, so its 413 has the security headers too; before anything reads a body.
+    "webapp.middleware.RequestSizeLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -138,7 +139,8 @@ def database_settings():
     if os.environ.get("DATABASE_URL"):
         import dj_database_url
 
-        return dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60)
+        # Health checks: a kept connection the server dropped is replaced before a request (or task) uses it.
+        return dj_database_url.parse(os.environ["DATABASE_URL"], conn_max_age=60, conn_health_checks=True)
     if os.environ.get("PGDATABASE"):
         return {
             "ENGINE": "django.db.backends.postgresql",
@@ -147,6 +149,7 @@ def database_settings():
             "PASSWORD": os.environ.get("PGPASSWORD", ""),
             "HOST": os.environ.get("PGHOST", "127.0.0.1"),
             "PORT": os.environ.get("PGPORT", "5432"),
+            "CONN_HEALTH_CHECKS": True,
         }
     DATA_DIR.mkdir(parents=True, exist_ok=True)
     return {

@@ -17,6 +17,9 @@ from . import quantity
 
 
 _MISSING = object()
+# The int64 fields the engine reads (k8s.io/api); every other integer field is an int32.
+INT64_FIELDS = frozenset({"tolerationSeconds", "sizeBytes", "podInitialBackoffSeconds",
+                          "podMaxBackoffSeconds"})
 
 
 class Decoder:
@@ -76,14 +79,20 @@ class Decoder:
         return v
 
     def int(self, v: Any, path: str, default: int | None = None) -> int | None:
-        """An integer (a float with no fraction is accepted, as JSON numbers are)."""
+        """An integer (a float with no fraction is accepted, as JSON numbers are) that fits
+        its Go field: int32, or int64 for the few int64 fields (``INT64_FIELDS``); the
+        apiserver's decoder refuses a number its field cannot hold."""
         if v is None:
             return default
         if isinstance(v, bool) or not isinstance(v, int):
-            if isinstance(v, float) and v.is_integer():
-                return int(v)
-            raise self.fail(path, f"must be an integer, not {_kind(v)}")
-        return v
+            if not (isinstance(v, float) and v.is_integer()):
+                raise self.fail(path, f"must be an integer, not {_kind(v)}")
+        bits = 64 if path.rsplit(".", 1)[-1] in INT64_FIELDS else 32
+        low, high = -2 ** (bits - 1), 2 ** (bits - 1) - 1
+        if not low <= v <= high:
+            raise self.fail(path, f"Invalid value: {v}: must be a {bits}-bit integer "
+                            f"(from {low} to {high})")
+        return int(v)
 
     def bool(self, v: Any, path: str, default: bool = False) -> bool:
         """A boolean; null reads as ``default``."""
@@ -152,7 +161,12 @@ class Decoder:
             if q < 0:
                 raise self.fail_field(vfield.invalid(
                     f"{path}.{name}", str(raw), "must be greater than or equal to 0"))
-            out[name] = quantity.to_units(name, q)
+            units = quantity.to_units(name, q)
+            if units > quantity.MAX_UNITS:
+                raise self.fail_field(vfield.invalid(
+                    f"{path}.{name}", str(raw), "must be less than or equal to "
+                    f"{quantity.MAX_UNITS}{'m' if name == 'cpu' else ''}"))
+            out[name] = units
         return out
 
     def items(self, v: Any, path: str, read: Callable[[Any, str], Any]) -> tuple:

@@ -26,6 +26,12 @@ _DECIMAL = {"n": Fraction(1, 10 ** 9), "u": Fraction(1, 10 ** 6), "m": Fraction(
 _EXPONENT = re.compile(r"^[eE]([-+]?[0-9]+)$")
 
 
+# The largest amount the engine holds, in its units (millicores for cpu, else base units):
+# 2**53, exact as a float64, and a node's sum of up to 1,024 such amounts still fits the
+# int64 columns (8 PiB of memory, 9 billion cores: no real node comes near).
+MAX_UNITS = 2 ** 53
+
+
 class QuantityError(ValueError):
     """A string that is not a Kubernetes quantity; the message is upstream's."""
 
@@ -46,6 +52,8 @@ def parse_quantity(s: object) -> Fraction:
     if not m or (not m.group(2) and not m.group(3)):
         raise QuantityError(ERR_FORMAT_WRONG)
     sign, whole, frac, suffix = m.group(1), m.group(2) or "0", m.group(3) or "", m.group(4)
+    if len(whole) + len(frac) > 1000:  # (int() refuses over 4,300 digits; no real amount has 30)
+        raise QuantityError(ERR_FORMAT_WRONG)
     value = Fraction(int(whole + frac), 10 ** len(frac))
     value *= _multiplier(suffix)
     return -value if sign == "-" else value

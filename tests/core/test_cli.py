@@ -136,3 +136,20 @@ def test_simulate_refuses_an_unknown_explain_value(capsys) -> None:
     assert main(["simulate", f"{G}/spread.yaml", "--explain", "some"]) == 2
     assert capsys.readouterr().err.splitlines()[-1].startswith(
         "error: argument --explain: invalid choice: 'some'")
+
+
+@pytest.mark.parametrize("text, error", [
+    ("a: &a [*a]\n", "refers to a node that contains it"),
+    ("apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: r}\nspec: {replicas: 2000000000, "
+     "template: {spec: {containers: [{name: c}]}}}\n", "a scenario holds at most 100,000 pods"),
+], ids=["alias inside the node it names", "replicas past the pod limit"])
+def test_hostile_input_is_one_error_line_and_exit_2_within_seconds(text, error, tmp_path) -> None:
+    # In a subprocess with a memory limit: before the limits, both grew until the process died.
+    path = tmp_path / "hostile.yaml"
+    path.write_text(text)
+    proc = subprocess.run([sys.executable, "-c", "import resource, sys; "
+                           "resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30)); "
+                           "from scheduler_core.cli import main; sys.exit(main(sys.argv[1:]))",
+                           "simulate", str(path)], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert (proc.returncode, proc.stdout, len(proc.stderr.splitlines())) == (2, "", 1), proc.stderr
+    assert proc.stderr.startswith(f"error: {path}: ") and error in proc.stderr

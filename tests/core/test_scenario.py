@@ -407,6 +407,28 @@ BAD = [
     ("alias bomb", "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
         f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n"
         for i in range(7)), "scenario.yaml: invalid YAML: document contains excessive aliasing"),
+    ("a number of 5,000 digits", "a: &x " + "9" * 5000 + "\n",
+     "scenario.yaml: invalid YAML: a number too long to read (exceeds the limit (4300 digits) for "
+     "integer string conversion)"),
+    ("alias inside the node it names", "a: &a [*a]\n",
+     "scenario.yaml: invalid YAML: an alias (*name) refers to a node that contains it; the value "
+     "would be infinite"),
+    ("replicas beyond int32", "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: r}\n"
+     "spec: {replicas: 1000000000000, template: {spec: {containers: [{name: c}]}}}",
+     "scenario.yaml: ReplicaSet default/r: spec.replicas: Invalid value: 1000000000000: must be a "
+     "32-bit integer (from -2147483648 to 2147483647)"),
+    ("replicas beyond the pod limit", "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: r}\n"
+     "spec: {replicas: 100001, template: {spec: {containers: [{name: c}]}}}",
+     "scenario.yaml: ReplicaSet default/r: spec.replicas: Invalid value: 100001: a scenario holds "
+     "at most 100,000 pods"),
+    ("cpu request that overflows", pod_yaml(spec="containers: [{name: c, resources: {requests: "
+                                                 "{cpu: 1e400}}}]"),
+     "scenario.yaml: Pod default/p: spec.containers[0].resources.requests.cpu: Invalid value: "
+     "\"1e400\": must be less than or equal to 9007199254740992m"),
+    ("maxSkew beyond int32", pod_yaml(spec="topologySpreadConstraints: [{maxSkew: 1.0e+23, "
+                                           "topologyKey: z, whenUnsatisfiable: DoNotSchedule}]"),
+     "scenario.yaml: Pod default/p: spec.topologySpreadConstraints[0].maxSkew: Invalid value: "
+     "1e+23: must be a 32-bit integer (from -2147483648 to 2147483647)"),
 ]
 
 

@@ -57,3 +57,41 @@ class TokenListTestCase(BaseTestCase):
         self.assertEqual(self.api(self.editor).delete(f"/api/tokens/{token.pk}/").status_code, 404)
         token.refresh_from_db()
         self.assertIsNone(token.revoked_at)
+
+
+class TokenGuessingTestCase(BaseTestCase):
+    """Password guessing through the token endpoint meets the same limits as the login page."""
+
+    def setUp(self):
+        from django.core.cache import cache
+
+        cache.clear()  # throttle and lockout counters live in the cache
+        self.user = make_user("scripter", password="s3cret-pass")
+        self.client = APIClient()
+
+    def guess(self, password, **extra):
+        return self.client.post("/api/auth/token/", {"username": "scripter", "password": password}, format="json",
+                                **extra)
+
+    def test_it_throttles_per_address_whatever_x_forwarded_for_says(self):
+        codes = [self.guess("nope", HTTP_X_FORWARDED_FOR=f"10.0.0.{i}").status_code for i in range(12)]
+        # 10/minute per client address (REMOTE_ADDR): a new X-Forwarded-For per try is no new client.
+        self.assertEqual(codes[:5], [400] * 5)
+        self.assertEqual(codes[-1], 429)
+
+    def test_it_refuses_a_token_to_an_account_the_login_page_locked_out(self):
+        for _ in range(5):
+            r = self.client.post("/login/", {"username": "scripter", "password": "nope"})
+        self.assertEqual(r.status_code, 200)
+        self.assertEqual(self.client.post("/login/", {"username": "scripter", "password": "nope"}).status_code, 429)
+        r = self.guess("s3cret-pass")
+        self.assertEqual(r.status_code, 429)
+        self.assertIn("Too many failed log-ins", r.json()["detail"])
+        self.assertFalse(ApiToken.objects.filter(user=self.user).exists())
+
+    def test_it_counts_its_own_failures_towards_the_lockout(self):
+        for _ in range(5):
+            self.assertEqual(self.guess("nope").status_code, 400)
+        self.assertEqual(self.guess("s3cret-pass").status_code, 429)
+        r = self.client.post("/login/", {"username": "scripter", "password": "s3cret-pass"})
+        self.assertEqual(r.status_code, 429)  # and the login page sees them

@@ -64,14 +64,24 @@ class ComparePageTestCase(BaseTestCase):
         r = self.client.get(f"/scenarios/{self.scenario.pk}/compare/?a=999999&b={self.b.pk}")
         self.assertContains(r, "run 999999: no such run in this scenario")
 
-    def test_a_revision_without_runs_is_run_by_an_editor(self):
+    def test_a_revision_without_runs_is_run_by_an_editors_post_never_by_a_get(self):
         self.client.force_login(self.editor)
         services.save_revision(self.scenario, manifests=MIN_DOMAINS, author=self.owner)
+        url = f"/scenarios/{self.scenario.pk}/compare/"
+        # A GET (which any site can make a signed-in browser send) starts nothing: it offers a button.
+        r = self.client.get(url, {"a": self.a.pk, "b": "r2"})
+        self.assertContains(r, "r2 has never been run")
+        self.assertContains(r, "Run r2 and compare")
+        self.assertFalse(Run.objects.filter(revision__number=2).exists())
         from unittest import mock
         with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
-            r = self.client.get(f"/scenarios/{self.scenario.pk}/compare/?a={self.a.pk}&b=r2")
+            r = self.client.post(url, {"a": self.a.pk, "b": "r2"}, follow=True)
         self.assertContains(r, "Waiting for both runs")
-        self.assertTrue(Run.objects.filter(revision__number=2).exists())
+        self.assertEqual(Run.objects.filter(revision__number=2).count(), 1)
+        # A viewer sees no button, and may not post.
+        self.client.force_login(self.viewer)
+        self.assertNotContains(self.client.get(url, {"a": self.a.pk, "b": "r1"}), "and compare</button>")
+        self.assertEqual(self.client.post(url, {"a": self.a.pk, "b": "r2"}).status_code, 403)
 
     def test_outsiders_get_404(self):
         self.client.force_login(self.outsider)

@@ -11,7 +11,7 @@ from .base import BaseTestCase
 MIN_DOMAINS = (EXAMPLES_DIR / "min-domains.yaml").read_text()
 
 
-class ExplainPodTestCase(BaseTestCase):
+class ExplainPodBase(BaseTestCase):
     def setUp(self):
         self.sc = Scenario.objects.create(team=self.team, name="md", current_revision=1)
         rev = Revision.objects.create(scenario=self.sc, number=1, manifests=MIN_DOMAINS)
@@ -21,6 +21,9 @@ class ExplainPodTestCase(BaseTestCase):
         pods = self.run.result["pods"]
         self.placed = next(p["pod"] for p in pods if p["outcome"] == "Scheduled")
         self.pending = next(p["pod"] for p in pods if p["outcome"] == "Unschedulable")
+
+
+class ExplainPodTestCase(ExplainPodBase):
 
     def test_it_keeps_explanations_of_pending_pods_only(self):
         self.assertIn(self.pending, self.run.result["explanations"])
@@ -102,3 +105,48 @@ class EngineLoadTestCase(BaseTestCase):
         deep = "a: " + "[" * 60 + "]" * 60 + "\n"
         with self.assertRaisesMessage(engine.ScenarioInvalid, "nesting deeper than 50 levels at line 1"):
             engine.load(deep)
+
+
+class ExplainPodLimitsTestCase(ExplainPodBase):
+    """Each explanation not kept is a whole simulation on a worker: who may ask, and how many at once."""
+
+    def scheduled(self):
+        return [p["pod"] for p in self.run.result["pods"] if p["outcome"] == "Scheduled"]
+
+    def test_it_queues_nothing_for_a_share_link(self):
+        from webapp.scenarios.models import ShareLink
+
+        _, token = ShareLink.create(self.sc, self.owner)
+        for pod in self.scheduled():
+            ns, name = pod.split("/")
+            r = self.client.get(f"/s/{token}/runs/{self.run.pk}/pods/{ns}/{name}/")
+            self.assertContains(r, "has not been computed yet")
+            self.assertNotContains(r, "hx-trigger")  # nothing to wait for
+            r = self.client.get(f"/s/{token}/runs/{self.run.pk}/topology/", {"pod": pod})
+            self.assertEqual(r.status_code, 200)
+        self.assertFalse(PodExplanation.objects.exists())
+        # A member's view computes it; the share link then shows it.
+        self.client.force_login(self.viewer)
+        ns, name = self.placed.split("/")
+        self.client.get(f"/runs/{self.run.pk}/pods/{ns}/{name}/")
+        tasks.explain_pod.run(PodExplanation.objects.get().pk)
+        self.client.logout()
+        r = self.client.get(f"/s/{token}/runs/{self.run.pk}/pods/{ns}/{name}/")
+        self.assertContains(r, "Scores of feasible nodes")
+
+    def test_it_keeps_at_most_a_few_explanations_pending_per_run(self):
+        self.client.force_login(self.viewer)
+        for pod in self.scheduled():
+            ns, name = pod.split("/")
+            r = self.client.get(f"/runs/{self.run.pk}/pods/{ns}/{name}/")
+            self.assertContains(r, 'hx-trigger="every 1s"')  # the others wait their turn, polling
+        self.assertGreater(len(self.scheduled()), 4)
+        self.assertEqual(PodExplanation.objects.filter(run=self.run).count(), 4)
+
+    def test_it_answers_404_to_a_pod_that_is_no_namespace_and_name(self):
+        from webapp.scenarios.models import ShareLink
+
+        _, token = ShareLink.create(self.sc, self.owner)
+        self.assertEqual(self.client.get(f"/s/{token}/runs/{self.run.pk}/topology/", {"pod": "x"}).status_code, 404)
+        self.client.force_login(self.viewer)
+        self.assertEqual(self.client.get(f"/runs/{self.run.pk}/topology/", {"pod": "x"}).status_code, 404)

@@ -6,7 +6,7 @@ from rest_framework import exceptions, serializers
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
-from webapp.scenarios import compare
+from webapp.scenarios import compare, limits
 from webapp.scenarios.models import Run, Scenario
 
 CompareSerializer = inline_serializer("RunComparison", fields={
@@ -58,7 +58,7 @@ class ScenarioCompareView(GenericAPIView):
         ids = {}
         for name in ("a", "b"):
             raw = request.query_params.get(name, "")
-            if not raw.isdigit():
+            if not limits.is_number(raw):
                 raise exceptions.ValidationError({name: ["A run id is expected, e.g. ?a=12&b=13."]})
             ids[name] = raw
         a = get_object_or_404(Run, scenario=scenario, pk=ids["a"])

@@ -6,7 +6,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from webapp.front import results
-from webapp.scenarios import engine, explanations
+from webapp.scenarios import engine, explanations, limits
 from webapp.scenarios.models import Run, Scenario
 
 from . import result_types as types
@@ -35,7 +35,7 @@ def step_param(request):
     raw = request.query_params.get("step", "").strip()
     if not raw:
         return None
-    if not raw.isdigit():
+    if not limits.is_number(raw):
         raise exceptions.ValidationError({"step": ["A cycle number is expected, e.g. ?step=3."]})
     return int(raw)
 

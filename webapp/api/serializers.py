@@ -2,7 +2,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.reverse import reverse
 
-from webapp.scenarios import manifests as summaries
+from webapp.scenarios import limits, manifests as summaries
 from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink, Team
 
 
@@ -126,7 +126,7 @@ class ScenarioCreateSerializer(serializers.Serializer):
     def validate_team(self, value):
         user = self.context["request"].user
         teams = Team.objects.filter(memberships__user=user)
-        team = teams.filter(pk=int(value)).first() if value.isdigit() else teams.filter(name=value).first()
+        team = teams.filter(pk=int(value)).first() if limits.is_number(value) else teams.filter(name=value).first()
         if team is None:
             raise serializers.ValidationError("No team of yours has this id or name.")
         if not Membership.objects.get(team=team, user=user).allows(Membership.Role.EDITOR):

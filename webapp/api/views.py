@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib.auth import authenticate
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
@@ -13,7 +14,8 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.reverse import reverse
 
-from webapp.scenarios import services
+from webapp.front import auth
+from webapp.scenarios import limits, services
 from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink, Team
 
 from . import result_types
@@ -87,7 +89,7 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         qs = Scenario.objects.visible_to(self.request.user).select_related("team", "created_by")
         team = self.request.query_params.get("team")
         if team:
-            qs = qs.filter(team_id=int(team)) if team.isdigit() else qs.filter(team__name=team)
+            qs = qs.filter(team_id=int(team)) if limits.is_number(team) else qs.filter(team__name=team)
         search = self.request.query_params.get("search")
         if search:
             qs = qs.filter(name__icontains=search)
@@ -200,7 +202,7 @@ class ScenarioViewSet(viewsets.ModelViewSet):
     def diff(self, request, pk=None, number=None):
         new = self.get_revision(number)
         against = request.query_params.get("against", str(int(number) - 1))
-        if not against.isdigit():
+        if not limits.is_number(against):
             raise exceptions.ValidationError({"against": ["A revision number is expected."]})
         old = self.get_revision(against)
         return HttpResponse(services.diff_revisions(old, new), content_type="text/x-diff; charset=utf-8")
@@ -215,7 +217,7 @@ class ScenarioViewSet(viewsets.ModelViewSet):
     def manifests(self, request, pk=None):
         scenario = self.get_object()
         number = request.query_params.get("revision", str(scenario.current_revision))
-        if not number.isdigit():
+        if not limits.is_number(number):
             raise exceptions.ValidationError({"revision": ["A revision number is expected."]})
         revision = self.get_revision(number)
         media_type = "text/yaml" if request.accepted_media_type == "text/yaml" else "application/yaml"
@@ -320,6 +322,11 @@ class ApiTokenViewSet(mixins.ListModelMixin, mixins.CreateModelMixin, mixins.Des
 class TokenEndpointThrottle(ScopedRateThrottle):
     """Per client address; a cache outage lets requests through rather than failing them."""
 
+    def get_ident(self, request):
+        # REMOTE_ADDR, as the login lockout counts: X-Forwarded-For is whatever the client sends
+        # (a new value per request made every guess a first one).
+        return auth.client_address(request)
+
     def allow_request(self, request, view):
         try:
             return super().allow_request(request, view)
@@ -341,9 +348,17 @@ class ObtainTokenView(GenericAPIView):
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
+        # The login page's lockout holds here too: the same counters, so neither is a way around the other.
+        address = auth.client_address(request)
+        if auth.is_locked(data["username"], address):
+            raise exceptions.Throttled(wait=settings.LOGIN_LOCKOUT_SECONDS, detail=(
+                "Too many failed log-ins for this account. "
+                f"Wait {max(1, settings.LOGIN_LOCKOUT_SECONDS // 60)} minutes and try again."))
         user = authenticate(request, username=data["username"], password=data["password"])
         if user is None:
+            auth.record_failure(data["username"], address)
             raise exceptions.ValidationError({"non_field_errors": ["Unable to log in with the provided credentials."]})
+        auth.reset_failures(data["username"], address)
         token, key = ApiToken.create(user, data["name"])
         token.token = key
         return Response(s.NewApiTokenSerializer(token).data, status=status.HTTP_201_CREATED)

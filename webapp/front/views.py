@@ -128,7 +128,7 @@ def scenario_save(request, pk):
         data = form.cleaned_data
         # After a 409 the user may knowingly save their text on top of the revision they were shown.
         overwrite = request.POST.get("overwrite", "")
-        base = int(overwrite) if overwrite.isdigit() else data["base_revision"]
+        base = int(overwrite) if limits.is_number(overwrite) else data["base_revision"]
         try:
             revision = services.save_revision(
                 scenario, manifests=data["manifests"], config=data["config"], author=request.user,
@@ -164,7 +164,7 @@ def revision_detail(request, pk, number):
     scenario = get_scenario(request, pk)
     revision = get_object_or_404(Revision.objects.select_related("author"), scenario=scenario, number=number)
     against = request.GET.get("against", "")
-    against = int(against) if against.isdigit() else max(revision.number - 1, 0)
+    against = int(against) if limits.is_number(against) else max(revision.number - 1, 0)
     previous = scenario.revisions.filter(number=against).first()
     return render(request, "front/revision_detail.html", {
         "scenario": scenario, "revision": revision, "previous": previous,

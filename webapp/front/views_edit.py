@@ -78,7 +78,7 @@ def edit_from_post(post):
             edit[field] = value
     if op in VALUE_FIELD and "value" in edit:
         edit[VALUE_FIELD[op]] = edit.pop("value")
-    if op == "set_priority" and "priority" in edit and not edit["priority"].lstrip("-").isdigit() \
+    if op == "set_priority" and "priority" in edit and not limits.is_number(edit["priority"].removeprefix("-")) \
             and "priorityClassName" not in edit:
         edit["priorityClassName"] = edit.pop("priority")
     if op in TARGET_OPS and "workload" in edit and "target" not in edit:

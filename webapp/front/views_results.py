@@ -6,7 +6,7 @@ Every view here also serves share links, read-only, under /s/<token>/ (see shari
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 
-from webapp.scenarios import engine, explanations
+from webapp.scenarios import engine, explanations, limits
 from webapp.scenarios.models import Run
 
 from . import results
@@ -47,7 +47,7 @@ def metadata(run):
 
 def int_param(request, name):
     raw = request.GET.get(name, "").strip()
-    return int(raw) if raw.isdigit() else None
+    return int(raw) if limits.is_number(raw) else None
 
 
 def all_nodes_url(request):
@@ -57,7 +57,7 @@ def all_nodes_url(request):
     return "?" + query.urlencode()
 
 
-def topology_context(run, result, key, step, pod, explain=True, show_all=False, keep=()):
+def topology_context(run, result, key, step, pod, explain=True, show_all=False, keep=(), shared=False):
     """The topology view; with ``explain``, the shown pod's spread constraints are
     computed on demand when the run did not keep them. Unless ``show_all``, a domain draws at most
     TOPOLOGY_NODES nodes (and those in ``keep`` or with nominated pods), the tray TOPOLOGY_PENDING pods."""
@@ -72,8 +72,10 @@ def topology_context(run, result, key, step, pod, explain=True, show_all=False, 
                             final=next((f for f in final if f["key"] == key), None))
     explaining, explain_error = False, ""
     if pod and explain:
-        result, state, explain_error = explanations.with_explanation(run, result, pod)
+        result, state, explain_error = explanations.with_explanation(run, result, pod, queue=not shared)
         explaining = state in (Run.Status.QUEUED, Run.Status.RUNNING)
+        if state == explanations.NOT_COMPUTED:
+            explain_error = "this run did not keep it, and a share link does not ask a worker to compute it."
     spread_pod, cycle, constraints = results.spread_constraints(result, pod)
     not_evaluated = "" if constraints or explaining or explain_error or not pod else \
         results.spread_not_evaluated(result, pod)
@@ -94,9 +96,12 @@ def topology_context(run, result, key, step, pod, explain=True, show_all=False, 
 @shareable
 def run_topology(request, run_id, token=None):
     run, scenario, result = finished_run(request, run_id, token)
+    pod = request.GET.get("pod") or None
+    if pod is not None and "/" not in pod:
+        raise Http404(f"Pod {pod}: expected namespace/name.")
     context = {"scenario": scenario, **share_context(token), **topology_context(
         run, result, request.GET.get("key", results.ZONE_KEY), int_param(request, "step"),
-        request.GET.get("pod") or None, show_all=request.GET.get("all") == "1"), "all_url": all_nodes_url(request)}
+        pod, show_all=request.GET.get("all") == "1", shared=token is not None), "all_url": all_nodes_url(request)}
     if request.htmx:
         return render(request, "front/run_topology.html#topology-panel", context)
     return render(request, "front/run_topology.html", context)
@@ -113,12 +118,13 @@ def run_pod(request, run_id, namespace, name, token=None):
             **share_context(token)})
     if results.explanation(result, pod) is None:
         raise Http404(f"Pod {pod} is not in run {run.pk}.")
-    result, state, error = explanations.with_explanation(run, result, pod)
+    result, state, error = explanations.with_explanation(run, result, pod, queue=token is None)
     explanation = results.explanation(result, pod)
     meta = metadata(run)
     context = {"run": run, "scenario": scenario, "x": explanation, "chip": results.chip(pod, meta),
                "gates": (meta.get(pod) or {}).get("gates") or [], "namespace": namespace, "name": name,
                "explaining": state in (Run.Status.QUEUED, Run.Status.RUNNING), "explain_error": error,
+               "not_computed": state == explanations.NOT_COMPUTED,
                **share_context(token)}
     if request.htmx:
         return render(request, "front/run_pod.html#pod-panel", context)

@@ -182,15 +182,21 @@ def pod_specs(objects, target, field="workload"):
 
 # --- edits -------------------------------------------------------------------------------
 
-def _int(value, name, obj, minimum=None):
+def _int(value, name, obj, minimum=None, maximum=2 ** 31 - 1):
+    """A whole number within [minimum, maximum] (every field edited here is an int32)."""
+    if isinstance(value, str) and len(value) > 30:  # (int() of a long string is slow, and refused below)
+        raise EditError(f"{name} must be ≤ {maximum}, got a {len(value)}-character value",
+                        object=obj, field=name)
     try:
         n = int(value)
         if str(value).strip() != str(n) and not isinstance(value, int):
             raise ValueError
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise EditError(f"{name} must be a whole number, got {value!r}", object=obj, field=name)
     if minimum is not None and n < minimum:
         raise EditError(f"{name} must be ≥ {minimum}, got {n}", object=obj, field=name)
+    if n > maximum:
+        raise EditError(f"{name} must be ≤ {maximum}, got {n}", object=obj, field=name)
     return n
 
 
@@ -261,7 +267,7 @@ def set_replicas(objects, workload, replicas):
     if not controllers:
         raise EditError(f"{workload}: replicas need a ReplicaSet, StatefulSet, RC or Deployment",
                         object=str(workload), field="replicas")
-    n = _int(replicas, "replicas", ref(controllers[0]), 0)
+    n = _int(replicas, "replicas", ref(controllers[0]), 0, engine.MAX_PODS)
     for c in controllers:
         c.setdefault("spec", {})["replicas"] = n
     # Fewer replicas: drop the surplus pods, pending ones first, newest first.

@@ -18,6 +18,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 import scheduler_core
+from scheduler_core.workloads import MAX_PODS  # noqa: F401 - the quick edit's bound on replicas
 
 from . import documents, limits
 

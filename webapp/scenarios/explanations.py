@@ -19,19 +19,33 @@ log = logging.getLogger(__name__)
 # A queued explanation whose message may have been lost (broker down) is sent again after this.
 RESEND_AFTER = timedelta(seconds=15)
 READY = "ready"
+NOT_COMPUTED = "not computed"
+MAX_PENDING = 4  # explanations queued or running per run
+PENDING = (Run.Status.QUEUED, Run.Status.RUNNING)
 
 
 def has_explanation(result, pod):
     return pod in ((result or {}).get("explanations") or {})
 
 
-def with_explanation(run, result, pod):
+def with_explanation(run, result, pod, queue=True):
     """(result with the pod's explanation merged in, state, error): state is "ready", or
-    the PodExplanation's status while a worker computes it ("queued", "running", "failed")."""
+    the PodExplanation's status while a worker computes it ("queued", "running", "failed").
+
+    Only members queue work (``queue``): a share link's reader sees what was computed, else
+    NOT_COMPUTED, since each new pod is a whole simulation on a worker. A run has at most
+    MAX_PENDING explanations queued or running; past that a new one waits ("queued", no row)
+    and the polling page asks again."""
     if has_explanation(result, pod) or run.status != Run.Status.SUCCEEDED or not any(
             c.get("pod") == pod for c in (result or {}).get("cycles", [])):
         return result, READY, ""  # explained already, or never tried (nothing to explain)
-    pe = _get_or_create(run, pod)
+    pe = PodExplanation.objects.filter(run=run, pod=pod).first()
+    if pe is None:
+        if not queue:
+            return result, NOT_COMPUTED, ""
+        if PodExplanation.objects.filter(run=run, status__in=PENDING).count() >= MAX_PENDING:
+            return result, Run.Status.QUEUED, ""
+        pe = _get_or_create(run, pod)
     if pe.status == Run.Status.SUCCEEDED:
         return merged(result, pod, pe.result or {}), READY, ""
     if pe.status == Run.Status.QUEUED and pe.created_at < timezone.now() - RESEND_AFTER:

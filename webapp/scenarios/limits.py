@@ -7,6 +7,8 @@ recursion, nothing expanded): building such a document crashes the C composer,
 overflows the Python one, or expands exponentially once serialized.
 """
 
+import re
+
 import yaml
 from django.conf import settings
 
@@ -22,8 +24,20 @@ MAX_ALIAS_RATIO = 10  # ... unless the expanded size stays within this many time
 _CLOSE = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
 
 
+# A plain number longer than this is refused (int() refuses 4,300 digits; no Kubernetes value has 30).
+MAX_NUMBER_DIGITS = 1000
+_LONG_NUMBER = re.compile(r"[-+]?(?:0[xo]?)?[0-9a-fA-F_.:eE+-]+")
+
+
 class TooLarge(ValueError):
     """The text breaks a documented limit; the message says which and by how much."""
+
+
+def is_number(raw):
+    """True for a string of ASCII digits (an id, a revision or step number), at most 100 of them.
+    ``str.isdigit`` also takes "²" and "١", which ``int`` refuses or reads, and any length (``int``
+    refuses 4,300 digits). Past a bigint, lookups find nothing: a 404, as for any unknown number."""
+    return isinstance(raw, str) and raw.isascii() and raw.isdigit() and len(raw) <= 100
 
 
 def human_bytes(n):
@@ -59,26 +73,36 @@ def _check_events(text, filename):
     # One flat pass over libyaml's events, nothing built: the nesting depth, and each
     # node's size once aliases are expanded (an alias counts as the whole node it names).
     sizes = {}  # anchor -> expanded size of its node
-    stack = [[None, 0]]  # open collections: [anchor, expanded size so far]; [0] is the stream
+    stack = [[None, 0, True]]  # open collections: [anchor, expanded size so far, open]; [0] is the stream
+    latest = {}  # anchor -> the stack entry of the collection it last named (None: a scalar)
     written = 0  # values as written (an alias is one)
     try:
         for event in yaml.parse(text, Loader=_EVENT_LOADER):
             if isinstance(event, _OPEN):
-                stack.append([event.anchor, 1])
+                stack.append([event.anchor, 1, True])
+                if event.anchor is not None:
+                    latest[event.anchor] = stack[-1]
                 if len(stack) - 1 > settings.MANIFEST_MAX_NESTING:
-                    mark = event.start_mark
-                    raise TooLarge(f"{filename}: nesting deeper than {settings.MANIFEST_MAX_NESTING} levels at "
-                                   f"line {mark.line + 1}, column {mark.column + 1}; "
-                                   "Kubernetes objects are never this deep.")
+                    raise _too_deep(filename, event.start_mark)
                 continue
             if isinstance(event, _CLOSE):
-                anchor, size = stack.pop()
+                stack[-1][2] = False
+                anchor, size, _ = stack.pop()
             elif isinstance(event, yaml.ScalarEvent):
                 anchor, size = event.anchor, 1
+                if anchor is not None:
+                    latest[anchor] = None
+                if not event.style and len(event.value) > MAX_NUMBER_DIGITS and _LONG_NUMBER.fullmatch(event.value):
+                    raise TooLarge(f"{filename}: a number of {len(event.value):,} digits at line "
+                                   f"{event.start_mark.line + 1}; numbers may have at most {MAX_NUMBER_DIGITS}.")
                 if "\x00" in event.value:  # a "\0" escape: PostgreSQL text and jsonb cannot hold it
                     raise TooLarge(f"{filename}: a NUL character (\\0) at line {event.start_mark.line + 1}; "
                                    "values cannot contain it.")
             elif isinstance(event, yaml.AliasEvent):
+                named = latest.get(event.anchor)
+                if named is not None and named[2]:  # `a: &a [*a]`: a value that contains itself, infinitely deep
+                    raise TooLarge(f"{filename}: the alias *{event.anchor} at line {event.start_mark.line + 1} is "
+                                   f"inside the node &{event.anchor} it names; a value cannot contain itself.")
                 anchor, size = None, sizes.get(event.anchor, 1)
             else:
                 continue
@@ -91,8 +115,25 @@ def _check_events(text, filename):
                 mark = event.start_mark
                 raise TooLarge(f"{filename}: YAML aliases (*name) expand to more than {MAX_EXPANDED_NODES:,} values "
                                f"(at line {mark.line + 1}); write the objects out instead.")
-    except yaml.YAMLError:
-        pass  # the real loader reports syntax errors with their position
+    except yaml.YAMLError as e:
+        if "maximum nesting depth" not in str(getattr(e, "problem", "")):
+            return  # the real loader reports syntax errors with their position
+        _refuse_deep(text, filename, e.problem_mark)
+
+
+def _refuse_deep(text, filename, mark):
+    """libyaml refused nesting on its own terms (at 1,000 levels, in the versions that limit it,
+    while scanning ahead of any event). Report our limit instead, and where it is passed: the text
+    cut where libyaml stopped yields its events up to there, so the walk finds the level-51 node."""
+    lines = text.split("\n", mark.line + 1)[:mark.line + 1]
+    lines[-1] = lines[-1][:mark.column]
+    _check_events("\n".join(lines), filename)
+    raise _too_deep(filename, mark)
+
+
+def _too_deep(filename, mark):
+    return TooLarge(f"{filename}: nesting deeper than {settings.MANIFEST_MAX_NESTING} levels at "
+                    f"line {mark.line + 1}, column {mark.column + 1}; Kubernetes objects are never this deep.")
 
 
 def check_json_depth(value, limit=None):

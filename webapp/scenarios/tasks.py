@@ -5,7 +5,7 @@ from datetime import timedelta
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
@@ -18,6 +18,7 @@ log = logging.getLogger(__name__)
 INTERNAL_ERROR = "The engine failed on this scenario because of an internal error; it has been logged."
 WORKER_LOST = ("The worker running this simulation stopped {n} times (killed or out of memory); "
                "it was not retried again.")
+EXPLANATION_LOST = "The worker computing it stopped (killed or out of memory)."
 # A run whose worker died is redelivered and restarted at most this many times (Run.attempts counts restarts).
 MAX_RESTARTS = 2
 
@@ -53,11 +54,30 @@ def execute_run(self, run_id):
         summary = sweeps.cell_summary(run, result)
     computed = time.perf_counter()
     # One write for status, result and error; only if the sweep hasn't reaped the run meanwhile.
-    Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(
+    store(lambda: Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(
         status=status, result=result, error=error, summary=summary, finished_at=timezone.now()
-    )
+    ), f"run {run_id}")
     log.info("run %s: %s; engine %.0f ms, stored in %.0f ms", run_id, status,
              (computed - started) * 1000, (time.perf_counter() - computed) * 1000)
+
+
+STORE_ATTEMPTS = 4
+
+
+def store(update, what):
+    """update() (a write of the task's outcome), again on a new connection if the database dropped
+    the one it had (a restart, a failover, pg_terminate_backend while the engine ran): the result of
+    minutes of simulation is not lost, nor is the run left "running" for the sweep to redo."""
+    for attempt in range(1, STORE_ATTEMPTS + 1):
+        try:
+            return update()
+        except (OperationalError, InterfaceError):
+            if attempt == STORE_ATTEMPTS:
+                raise
+            log.warning("%s: the database connection failed while storing the outcome; retrying", what,
+                        exc_info=True)
+            connection.close()
+            time.sleep(0.5 * attempt)
 
 
 def claim(run_id, redelivered=False):
@@ -112,18 +132,26 @@ def compute(run):
     return Run.Status.SUCCEEDED, result, ""
 
 
-@shared_task(acks_late=True, reject_on_worker_lost=True, ignore_result=True,
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True,
              time_limit=settings.RUN_TIME_LIMIT, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT)
-def explain_pod(explanation_id):
+def explain_pod(self, explanation_id):
     """Simulate a finished run's text and seed again, explaining one pod's latest cycle."""
     now = timezone.now()
     if not PodExplanation.objects.filter(pk=explanation_id, status=Run.Status.QUEUED).update(
             status=Run.Status.RUNNING, started_at=now):
+        if (self.request.delivery_info or {}).get("redelivered"):
+            # Its worker died mid-simulation (killed, out of memory): end it with the reason rather
+            # than leave it running, and a page polling it, forever. It is not tried again: the same
+            # simulation would likely kill the next worker too.
+            PodExplanation.objects.filter(pk=explanation_id, status=Run.Status.RUNNING).update(
+                status=Run.Status.FAILED, error=EXPLANATION_LOST)
         return
     pe = PodExplanation.objects.select_related("run__revision").get(pk=explanation_id)
     manifests, config = pe.run.scenario_text()
     status, result, error = Run.Status.SUCCEEDED, None, ""
     try:
+        if settings.RUN_TEST_DELAY:
+            time.sleep(settings.RUN_TEST_DELAY)  # tests only: an explanation to kill
         out = engine.simulate(manifests, config, seed=int(pe.run.seed), detail=[pe.pod])
         result = {"explanation": out.get("explanations", {}).get(pe.pod),
                   "preemption": out.get("preemptions", {}).get(pe.pod)}
@@ -134,8 +162,8 @@ def explain_pod(explanation_id):
     except Exception:
         log.exception("explanation %s failed in the engine", explanation_id)
         status, error = Run.Status.FAILED, INTERNAL_ERROR
-    PodExplanation.objects.filter(pk=explanation_id, status=Run.Status.RUNNING).update(
-        status=status, result=result, error=error)
+    store(lambda: PodExplanation.objects.filter(pk=explanation_id, status=Run.Status.RUNNING).update(
+        status=status, result=result, error=error), f"explanation {explanation_id}")
 
 
 def enqueue_explanation(explanation_id):
@@ -181,6 +209,9 @@ def sweep(now=None):
                 status=Run.Status.FAILED, finished_at=now,
                 error="The run did not finish in time (its worker stopped or the time limit was reached).",
             )
+    # An explanation whose whole worker vanished is not redelivered before the visibility timeout.
+    failed += PodExplanation.objects.filter(status=Run.Status.RUNNING, started_at__lt=stuck_before).update(
+        status=Run.Status.FAILED, error=EXPLANATION_LOST)
     if settings.RUN_QUEUED_RESEND_AFTER is not None:
         # A lost message would leave a run queued forever; resending is harmless thanks to the claim.
         old = now - timedelta(seconds=settings.RUN_QUEUED_RESEND_AFTER)

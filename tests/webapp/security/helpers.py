@@ -95,12 +95,12 @@ def app_env(connection, broker_url, queue, **extra):
     return env
 
 
-def start_worker(connection, broker_url, log, concurrency=1, queue=None, **extra):
+def start_worker(connection, broker_url, log, concurrency=1, queue=None, args=(), **extra):
     """A prefork worker (time limits and lost-worker detection need prefork) on a queue of its own."""
     queue = queue or f"whatif-fault-{uuid.uuid4().hex[:8]}"
     worker = Proc([sys.executable, "-m", "celery", "-A", "webapp", "worker", "-l", "info", "-P", "prefork",
                    "-c", str(concurrency), "-Q", queue, "--without-gossip", "--without-mingle",
-                   "--without-heartbeat"], app_env(connection, broker_url, queue, **extra), log)
+                   "--without-heartbeat", *args], app_env(connection, broker_url, queue, **extra), log)
     worker.queue = queue
     wait_until(lambda: "ready." in worker.text() or not worker.alive(), 30, "the worker to start")
     assert worker.alive(), worker.text()

@@ -4,10 +4,18 @@ Property tests (hypothesis) throw generated bodies at every API write and genera
 manifests at the engine's loader through the API.
 """
 
+import contextlib
 import copy
 import json
+import os
 import re
+import resource
+import select
+import signal
+import subprocess
+import sys
 
+import pytest
 import yaml
 from django.conf import settings
 from hypothesis import HealthCheck, given
@@ -18,6 +26,7 @@ from hypothesis.extra.django import TestCase as HypothesisTestCase
 from webapp.scenarios.models import Revision, Scenario
 
 from ..base import SMALL, BaseTestCase
+from ..conftest import ROOT
 
 # Bounded so the package stays fast: 15 bodies × 18 endpoint calls; 60 manifests through the loader.
 EXAMPLES = hsettings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
@@ -218,6 +227,9 @@ class LimitsTestCase(BaseTestCase):
         r = self.api(self.editor).post("/api/scenarios/", data=body, content_type="application/json")
         self.assertEqual(r.status_code, 413)
         self.assertIn("the limit is 41.9 MB (MAX_REQUEST_BYTES)", r.json()["detail"])
+        for header in ("Content-Security-Policy", "X-Frame-Options", "X-Content-Type-Options", "Referrer-Policy",
+                       "Permissions-Policy"):
+            self.assertIn(header, r.headers)  # as on every other response
         self.client.force_login(self.editor)
         r = self.client.post("/scenarios/new/", data=body, content_type="application/x-www-form-urlencoded")
         self.assertEqual(r.status_code, 413)
@@ -279,3 +291,279 @@ class LimitsTestCase(BaseTestCase):
             r = self.api(self.editor).post("/api/scenarios/", data=json.dumps(
                 {"team": "platform", "name": name, "manifests": SMALL}), content_type="application/json")
             self.assertEqual(r.status_code, 400, (name, r.content))
+
+
+UNICODE_DIGITS = ["²", "١٢", "𝟙", "٣", "9" * 5000, "99999999999999999999999999999"]
+
+
+class QueryValuesTestCase(BaseTestCase):
+    """Numbers in query strings and form fields: str.isdigit() takes "²", which int() refuses."""
+
+    def setUp(self):
+        from webapp.scenarios import tasks
+        from webapp.scenarios.models import Run
+
+        self.run = Run.objects.create(scenario=self.scenario, revision=self.scenario.head(), created_by=self.owner)
+        tasks.execute_run.run(self.run.pk)
+
+    def test_it_answers_4xx_to_unicode_and_huge_digits_in_query_values(self):
+        api = self.api(self.editor)
+        pk, run = self.scenario.pk, self.run.pk
+        self.client.force_login(self.editor)
+        for value in UNICODE_DIGITS:
+            for url, params in [
+                ("/api/scenarios/", {"team": value}),
+                (f"/api/scenarios/{pk}/revisions/1/diff/", {"against": value}),
+                (f"/api/scenarios/{pk}/manifests/", {"revision": value}),
+                (f"/api/runs/{run}/timeline/", {"step": value}),
+                (f"/api/runs/{run}/topology/", {"step": value}),
+                (f"/api/scenarios/{pk}/compare/", {"a": value, "b": str(run)}),
+            ]:
+                r = api.get(url, params)
+                assert_no_server_error(self, r, f"{url} {params}")
+            for url, params in [
+                (f"/scenarios/{pk}/revisions/1/", {"against": value}),
+                (f"/runs/{run}/timeline/", {"step": value}),
+                (f"/runs/{run}/topology/", {"step": value}),
+                (f"/scenarios/{pk}/compare/", {"a": value, "b": str(run)}),
+                (f"/scenarios/{pk}/compare/", {"a": "r" + value, "b": str(run)}),
+            ]:
+                r = self.client.get(url, params)
+                assert_no_server_error(self, r, f"{url} {params}")
+            r = api.post("/api/scenarios/", {"team": value, "name": "x", "manifests": SMALL}, format="json")
+            self.assertEqual(r.status_code, 400, r.content)
+            r = self.client.post(f"/scenarios/{pk}/save/", {"manifests": SMALL + "#\n", "revision": 1,
+                                                           "overwrite": value})
+            assert_no_server_error(self, r, f"overwrite={value}")
+
+
+class SelfReferenceAndOverflowTestCase(BaseTestCase):
+    """Texts that save but could never run, or never finish being read: refused when saved, naming the field."""
+
+    def save(self, manifests):
+        return self.api(self.editor).post(self.url("revisions/"), {"manifests": manifests}, format="json",
+                                          headers={"If-Match": '"1"'})
+
+    def test_it_refuses_a_number_of_thousands_of_digits(self):
+        r = self.save(SMALL.replace('pods: "110"', "pods: &p " + "9" * 5000))
+        self.assertEqual(r.status_code, 400)
+        self.assertIn("a number of 5,000 digits at line 10", r.json()["manifests"][0])
+
+    def test_it_refuses_a_yaml_alias_inside_the_node_it_names(self):
+        for text in ("a: &a [*a]\n", SMALL + "    annotations: &x {y: *x}\n"):
+            r = self.save(text)
+            self.assertEqual(r.status_code, 400, r.content)
+            self.assertIn("inside the node &", r.json()["manifests"][0])
+            r = self.api(self.editor).post("/api/scenarios/", data=text, content_type="application/yaml")
+            self.assertEqual(r.status_code, 400)
+            r = self.api(self.editor).put(self.url("draft/"), {"manifests": text}, format="json")
+            self.assertLess(r.status_code, 500)
+            self.client.force_login(self.editor)
+            r = self.client.post(f"/scenarios/{self.scenario.pk}/draft/validate/", {"manifests": text})
+            self.assertContains(r, "inside the node &")
+        self.assertEqual(Revision.objects.count(), 1)
+
+    def test_it_refuses_replicas_past_the_pod_limit(self):
+        workload = SMALL + """\
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: big, namespace: default}
+  spec:
+    replicas: %s
+    selector: {matchLabels: {app: big}}
+    template:
+      metadata: {labels: {app: big}}
+      spec: {containers: [{name: c, image: nginx}]}
+"""
+        r = self.save(workload % "1000000000000")
+        self.assertEqual(r.status_code, 400)
+        self.assertIn("Deployment default/big: spec.replicas: Invalid value: 1000000000000: must be a 32-bit integer",
+                      r.json()["manifests"][0])
+        r = self.save(workload % "200000")
+        self.assertIn("spec.replicas: Invalid value: 200000: a scenario holds at most 100,000 pods",
+                      r.json()["manifests"][0])
+        self.assertEqual(self.save(workload % "3").status_code, 201)
+        # The quick edit refuses it by itself.
+        r = self.api(self.editor).post(self.url("draft/edits/"), {"op": "set_replicas", "workload": "Deployment/default/big",
+                                                                  "replicas": "9" * 30}, format="json")
+        self.assertEqual(r.status_code, 400, r.content)
+        self.assertIn("replicas must be ≤ 100000", json.dumps(r.json(), ensure_ascii=False))
+
+    def test_it_refuses_quantities_and_integers_that_overflow_naming_the_field(self):
+        cases = [
+            ("cpu: 100m", "cpu: 1e400", "spec.containers[0].resources.requests.cpu: Invalid value: \"1e400\": "
+                                        "must be less than or equal to 9007199254740992m"),
+            ("cpu: 100m", f"cpu: '{2 ** 70}'", "resources.requests.cpu: Invalid value"),
+            ("memory: 64Mi", "memory: 99999999Ei", "resources.requests.memory: Invalid value"),
+        ]
+        for old, new, message in cases:
+            r = self.save(SMALL.replace(old, new))
+            self.assertEqual(r.status_code, 400, new)
+            self.assertIn(message, r.json()["manifests"][0])
+        r = self.save(SMALL + "    topologySpreadConstraints: [{maxSkew: 1.0e+23, topologyKey: zone, "
+                              "whenUnsatisfiable: DoNotSchedule}]\n")
+        self.assertEqual(r.status_code, 400)
+        self.assertIn("spec.topologySpreadConstraints[0].maxSkew: Invalid value: 1e+23: must be a 32-bit integer",
+                      r.json()["manifests"][0])
+        self.assertEqual(Revision.objects.count(), 1)
+
+
+# --- Standing fuzz: structures that contain themselves, huge and overflowing numbers, Unicode digits ----------
+
+HUGE = st.sampled_from([
+    "1e400", "1.0e+23", "-1e309", "1e-400", str(2 ** 70), str(2 ** 63), str(2 ** 31), "9" * 30, "9" * 5000,
+    ".inf", "-.inf", ".nan", "0x" + "f" * 40, "1_000_000_000_000", "99999999999999999999Ei", "1e1000",
+    "'1e400'", "'9223372036854775808'", "²", "١٢", "𝟗", "'²'", "'١٠٠m'", "1²",
+]) | st.integers(2 ** 31, 10 ** 40).map(str) | st.integers(-(10 ** 40), -(2 ** 31) - 1).map(str)
+SELF_CONTAINING = st.sampled_from([
+    "&a [*a]", "&a {k: *a}", "&a [1, [2, *a]]", "&a [&b [*a, *b]]", "&a [*a, *a]", "&a {k: [{j: *a}]}",
+])
+DEEP = st.integers(45, 3000).map(lambda n: "[" * n + "]" * n)
+HOSTILE_VALUE = HUGE | SELF_CONTAINING | DEEP
+# Where a value goes in the manifest below (each is read as a number, a quantity or anything).
+SLOTS = ("REPLICAS", "CPU", "MEMORY", "SKEW", "PRIORITY", "ANNOTATION", "ALLOCATABLE")
+FUZZ_MANIFEST = """\
+apiVersion: v1
+kind: Node
+metadata: {name: n1, labels: {topology.kubernetes.io/zone: z1}}
+status: {allocatable: {cpu: ALLOCATABLE, memory: 8Gi, pods: "110"}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default, annotations: {note: ANNOTATION}}
+spec:
+  replicas: REPLICAS
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      priority: PRIORITY
+      containers: [{name: c, resources: {requests: {cpu: CPU, memory: MEMORY}}}]
+      topologySpreadConstraints: [{maxSkew: SKEW, topologyKey: topology.kubernetes.io/zone,
+                                   whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}]
+"""
+DEFAULTS = {"REPLICAS": "3", "CPU": "100m", "MEMORY": "64Mi", "SKEW": "1", "PRIORITY": "0", "ANNOTATION": "x",
+            "ALLOCATABLE": '"4"'}
+
+
+@st.composite
+def hostile_manifests(draw):
+    """FUZZ_MANIFEST with one to three slots given hostile values; sometimes JSON-like flow text."""
+    values = dict(DEFAULTS)
+    for slot in draw(st.lists(st.sampled_from(SLOTS), min_size=1, max_size=3, unique=True)):
+        values[slot] = draw(HOSTILE_VALUE)
+    text = FUZZ_MANIFEST
+    for slot, value in values.items():
+        text = text.replace(slot, value)
+    return text
+
+
+# The reader runs in a child process under RLIMIT_AS (1 GiB more than it needs once loaded) and an alarm per
+# text: a self-referencing alias or a replica count that fills memory fails the test instead of the machine.
+READER = r"""
+import json, os, resource, signal, sys, time
+import django
+django.setup()
+import scheduler_core
+from webapp.scenarios import documents, engine, limits
+vm = int(next(l for l in open("/proc/self/status") if l.startswith("VmSize:")).split()[1]) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (vm + (1 << 30), resource.RLIM_INFINITY))
+
+def alarm(*_):
+    raise TimeoutError("over 10 s")
+
+signal.signal(signal.SIGALRM, alarm)
+for line in sys.stdin:
+    text = json.loads(line)
+    started, outcome = time.monotonic(), []
+    signal.alarm(10)
+    for name, read, refusals in (
+            ("engine", lambda: scheduler_core.load_scenario(text), scheduler_core.ScenarioError),
+            ("validate", lambda: engine.validate(text), engine.ScenarioInvalid),
+            ("documents", lambda: documents.parse(text), (limits.TooLarge, documents.yaml.YAMLError))):
+        try:
+            read()
+            outcome.append([name, "ok", ""])
+        except refusals as e:
+            outcome.append([name, "refused", str(e)])
+        except BaseException as e:
+            outcome.append([name, "crash", f"{type(e).__name__}: {str(e)[:300]}"])
+    signal.alarm(0)
+    print(json.dumps({"outcome": outcome, "seconds": time.monotonic() - started}), flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def reader():
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "webapp.settings", "ENGINE_CACHE_DIR": ""}
+    proc = subprocess.Popen([sys.executable, "-c", READER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True, env=env, cwd=ROOT)
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+def read_in_child(proc, text):
+    proc.stdin.write(json.dumps(text) + "\n")
+    proc.stdin.flush()
+    ready, _, _ = select.select([proc.stdout], [], [], 30)
+    assert ready and proc.poll() is None, f"the reader died or hung on {text[:200]!r}"
+    return json.loads(proc.stdout.readline())
+
+
+@hsettings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(text=hostile_manifests() | SELF_CONTAINING.map(lambda v: f"a: {v}\n") | DEEP.map(lambda v: f"a: {v}\n"))
+def test_the_reader_refuses_hostile_text_in_bounded_time_and_memory(reader, text):
+    answer = read_in_child(reader, text)
+    for name, kind, detail in answer["outcome"]:
+        assert kind in ("ok", "refused"), (name, detail, text[:300])
+    assert answer["seconds"] < 10
+
+
+class HostileWritesTestCase(BaseTestCase, HypothesisTestCase):
+    """Every API write with hostile manifests and hostile numbers in its fields: a 4xx, never a 5xx."""
+
+    writes = GeneratedBodiesTestCase.writes
+
+    @hsettings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+    @given(manifests=hostile_manifests(), field=st.sampled_from(FIELDS + ["replicas", "maxSkew", "minDomains",
+                                                                          "priority", "index"]),
+           number=HUGE | st.sampled_from(["²", "١٢", "𝟗", "1²"]), as_json_number=st.booleans())
+    def test_it_refuses_hostile_writes_with_a_4xx(self, manifests, field, number, as_json_number):
+        api = self.api(self.owner)
+        raw = number.strip("'")
+        value = f"{raw}" if as_json_number and re.fullmatch(r"-?[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?", raw) \
+            else json.dumps(raw)
+        body = '{"manifests": %s, "team": "platform", "name": "fuzz", "op": "set_replicas", ' \
+               '"workload": "Deployment/default/web", "%s": %s}' % (json.dumps(manifests), field, value)
+        with bounded():
+            for method, url in self.writes():
+                r = getattr(api, method)(url, data=body, content_type="application/json",
+                                         headers={"If-Match": '"1"'})
+                assert_no_server_error(self, r, f"{method.upper()} {url} {field}={value[:80]}")
+            for url in ("/api/scenarios/", self.url("revisions/")):
+                r = api.post(url, data=manifests, content_type="application/yaml", headers={"If-Match": '"1"'})
+                assert_no_server_error(self, r, f"YAML to {url}")
+            r = api.post(self.url("revisions/"), data="a: &a [*a]\n", content_type="application/yaml",
+                         headers={"If-Match": '"1"'})
+            self.assertEqual(r.status_code, 400)
+
+
+@contextlib.contextmanager
+def bounded(seconds=20, extra_memory=2 << 30):
+    """Fail (TimeoutError, MemoryError) rather than hang or exhaust the machine: a timer, and an address-space
+    limit of what this process has now plus `extra_memory`, both lifted afterwards."""
+    def expire(*_):
+        raise TimeoutError(f"over {seconds} s")
+
+    vm = int(next(line for line in open("/proc/self/status") if line.startswith("VmSize:")).split()[1]) * 1024
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    previous = signal.signal(signal.SIGALRM, expire)
+    resource.setrlimit(resource.RLIMIT_AS, (vm + extra_memory, hard))
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))

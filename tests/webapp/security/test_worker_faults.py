@@ -4,22 +4,29 @@ Every process here is private to the test: its own redis-server port, worker que
 """
 
 import os
+import re
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
+import urllib.error
+import urllib.request
 
 import pytest
 from django.db import connection
 from kombu import Connection
 
 from webapp.scenarios import services
-from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Team
-from webapp.scenarios.tasks import execute_run
+from webapp.scenarios.management.commands.load_examples import EXAMPLES_DIR
+from webapp.scenarios.models import ApiToken, Membership, PodExplanation, Revision, Run, ShareLink, Team
+from webapp.scenarios.tasks import execute_run, explain_pod
 
 from ..base import SMALL, make_user
 from .helpers import Redis, app_env, call, pool_children, start_web, start_worker, wait_until
+
+MIN_DOMAINS = (EXAMPLES_DIR / "min-domains.yaml").read_text()
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -167,3 +174,132 @@ def test_it_answers_503_while_redis_is_down_keeps_edits_and_runs_queued_runs_whe
         worker.stop()
         for server in restarted:
             server.stop()
+
+
+class PageWatcher(threading.Thread):
+    """GETs pages over and over while faults happen, and keeps every answer of 500 or more."""
+
+    def __init__(self, urls):
+        super().__init__(daemon=True)
+        self.urls, self.errors, self.count = urls, [], 0
+        self.done = threading.Event()
+
+    def run(self):
+        while not self.done.is_set():
+            for url in list(self.urls):
+                try:
+                    with urllib.request.urlopen(url, timeout=30) as r:
+                        code = r.status
+                except urllib.error.HTTPError as e:
+                    code = e.code
+                except OSError:
+                    continue
+                self.count += 1
+                if code >= 500:
+                    self.errors.append((url, code))
+            time.sleep(0.1)
+
+
+def terminate_other_backends():
+    """pg_terminate_backend on every other connection to this database (the worker's and the web server's)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                       "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+        return cursor.fetchone()[0]
+
+
+def ended(model, pk):
+    row = model.objects.filter(pk=pk).values("status", "error").get()
+    return row if row["status"] in Run.FINISHED else None
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="pg_terminate_backend needs PostgreSQL")
+def test_it_ends_every_run_and_explanation_once_whatever_is_killed(redis, tmp_path):
+    """The pool process mid-run and mid-explanation, the embedded beat, the database connections and Redis,
+    in turn: every run and explanation ends (succeeded, or failed with a reason), and no page answers 500."""
+    user = make_user("faulty")
+    team = Team.objects.create(name="faults")
+    Membership.objects.create(team=team, user=user, role="owner")
+    scenario = services.create_scenario(team=team, name="Faults", manifests=MIN_DOMAINS, author=user)
+    _, key = ApiToken.create(user, "faults")
+    _, share = ShareLink.create(scenario, user)
+    worker = start_worker(connection, redis.url, tmp_path / "worker.log", RUN_TEST_DELAY=2, SWEEP_INTERVAL=1,
+                          BEAT_CHECK_INTERVAL=0.5, args=("-B", "-s", str(tmp_path / "beat-schedule")))
+    web = start_web(connection, redis.url, worker.queue, tmp_path / "web.log")
+    watcher = PageWatcher([f"{web.url}/s/{share}/"])
+    watcher.start()
+    started = []
+    try:
+        def beat_pids():
+            return re.findall(r"embedded beat process pid (\d+)", worker.text())
+
+        wait_until(beat_pids, 20, "the beat to start")
+
+        def pool_process():
+            beats = {int(p) for p in beat_pids()}
+            return next(p for p in pool_children(worker.pid) if p not in beats)
+
+        def run_until_running():
+            run = new_run(scenario)
+            send(run, redis.url, worker.queue)
+            started.append(run.pk)
+            watcher.urls.append(f"{web.url}/s/{share}/runs/{run.pk}/")
+            wait_until(lambda: status_of(run) == "running", 30, f"run {run.pk} to start")
+            return run
+
+        # 1. The pool process killed mid-run: redelivered, finished once.
+        run = run_until_running()
+        os.kill(pool_process(), signal.SIGKILL)
+        assert wait_until(lambda: ended(Run, run.pk), 40, "the run whose worker was killed") == \
+            {"status": "succeeded", "error": ""}, worker.text()
+        placed = next(p["pod"] for p in Run.objects.get(pk=run.pk).result["pods"] if p["outcome"] == "Scheduled")
+        ns, name = placed.split("/")
+        watcher.urls.append(f"{web.url}/s/{share}/runs/{run.pk}/pods/{ns}/{name}/")
+
+        # 2. The pool process killed mid-explanation: it ends failed, with the reason.
+        pe = PodExplanation.objects.create(run=run, pod=placed)
+        with Connection(redis.url) as conn:
+            explain_pod.apply_async((pe.pk,), queue=worker.queue, connection=conn)
+        wait_until(lambda: PodExplanation.objects.get(pk=pe.pk).status == "running", 30, "the explanation to start")
+        os.kill(pool_process(), signal.SIGKILL)
+        assert wait_until(lambda: ended(PodExplanation, pe.pk), 40, "the explanation whose worker was killed") == \
+            {"status": "failed", "error": "The worker computing it stopped (killed or out of memory)."}, worker.text()
+
+        # 3. The beat killed: another starts, and the sweep goes on.
+        [first] = beat_pids()
+        os.kill(int(first), signal.SIGKILL)
+        wait_until(lambda: len(beat_pids()) == 2, 20, "a new beat")
+        sweeps = worker.text().count("tasks.sweep_runs[")
+        wait_until(lambda: worker.text().count("tasks.sweep_runs[") > sweeps, 20, "a sweep from the new beat")
+
+        # 4. Every database connection but the test's terminated mid-run: the result is stored all the same.
+        run = run_until_running()
+        time.sleep(0.5)  # inside the run's delay, before the engine
+        assert terminate_other_backends() >= 1
+        assert wait_until(lambda: ended(Run, run.pk), 30, "the run whose connection was terminated") == \
+            {"status": "succeeded", "error": ""}, worker.text()
+        assert Run.objects.get(pk=run.pk).result["pods"]
+
+        # 5. Redis stopped mid-run, then back: that run ends, and a new one runs.
+        run = run_until_running()
+        redis.stop()
+        assert wait_until(lambda: ended(Run, run.pk), 30, "the run while redis is down")["status"] == "succeeded"
+        started.append(Redis(tmp_path / "redis2.log", port=redis.port))
+        code, body = call("POST", f"{web.url}/api/scenarios/{scenario.pk}/runs/", {}, token=key)
+        assert code == 202, body
+        assert wait_until(lambda: ended(Run, body["id"]), 60, "a run after redis returned")["status"] == "succeeded"
+
+        # Ended once: no run is left unfinished, none ran to the end twice.
+        assert not Run.objects.exclude(status__in=Run.FINISHED).exists()
+        log = worker.text()
+        for pk in [pk for pk in started if isinstance(pk, int)]:
+            assert len(re.findall(rf"run {pk}: succeeded", log)) <= 1, log
+    finally:
+        watcher.done.set()
+        watcher.join(35)
+        web.stop()
+        worker.stop()
+        for server in started:
+            if isinstance(server, Redis):
+                server.stop()
+    assert watcher.count > 0 and watcher.errors == [], (watcher.errors, web.text()[-3000:])
