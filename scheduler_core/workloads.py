@@ -143,11 +143,12 @@ def _names(w: t.Workload, taken: set[str], count: int) -> list[str]:
 
 
 def expand_workloads(pods: list[tuple[int, t.Pod]],
-from .errors import ScenarioError
                      workloads: list[tuple[int, t.Workload, float]],
-                     generated: list[tuple[int, list[t.Pod]]] = ()) -> list[t.Pod]:
+                     generated: list[tuple[int, list[t.Pod]]] = (), file: str = "") -> list[t.Pod]:
     """All pods in file order, generated pods placed right after their workload
-    (``generated``: pods made elsewhere, e.g. DaemonSet pods, by their owner's order)."""
+    (``generated``: pods made elsewhere, e.g. DaemonSet pods, by their owner's order). A
+    scenario holds at most MAX_PODS pods: a workload whose replicas would pass it is refused
+    before any pod is made (``replicas: 1000000000000`` would fill the memory)."""
     existing = [p for _, p in pods]
     keyed: list[tuple[int, int, t.Pod]] = [(o, 0, p) for o, p in pods]
     if len(existing) + sum(w.replicas or 0 for _, w, _ in workloads) > MAX_PODS:  # (rare: count precisely)

@@ -141,7 +141,8 @@ def test_simulate_refuses_an_unknown_explain_value(capsys) -> None:
 @pytest.mark.parametrize("text, error", [
     ("a: &a [*a]\n", "refers to a node that contains it"),
     ("apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: r}\nspec: {replicas: 2000000000, "
-     "template: {spec: {containers: [{name: c}]}}}\n", "a scenario holds at most 100,000 pods"),
+     "selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}}, "
+     "spec: {containers: [{name: c}]}}}\n", "a scenario holds at most 100,000 pods"),
 ], ids=["alias inside the node it names", "replicas past the pod limit"])
 def test_hostile_input_is_one_error_line_and_exit_2_within_seconds(text, error, tmp_path) -> None:
     # In a subprocess with a memory limit: before the limits, both grew until the process died.

@@ -418,7 +418,8 @@ BAD = [
      "scenario.yaml: ReplicaSet default/r: spec.replicas: Invalid value: 1000000000000: must be a "
      "32-bit integer (from -2147483648 to 2147483647)"),
     ("replicas beyond the pod limit", "apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: r}\n"
-     "spec: {replicas: 100001, template: {spec: {containers: [{name: c}]}}}",
+     "spec: {replicas: 100001, selector: {matchLabels: {a: b}}, "
+     "template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c}]}}}",
      "scenario.yaml: ReplicaSet default/r: spec.replicas: Invalid value: 100001: a scenario holds "
      "at most 100,000 pods"),
     ("cpu request that overflows", pod_yaml(spec="containers: [{name: c, resources: {requests: "
