@@ -1,4 +1,4 @@
-"""The columnar scheduling loop (issue 8): kube-scheduler's cycle over node arrays.
+"""The columnar scheduling loop: kube-scheduler's cycle over node arrays.
 
 The reference path (``simulate.py``, ``schedule_one.py``, ``framework/runtime.py``) runs
 every plugin node by node, as upstream does. This package runs the same cycle over a

@@ -76,7 +76,7 @@ class HandleData:
     rng: random.Random = field(default_factory=lambda: random.Random(0))
     on_evict: Callable[[Pod, Pod, str], None] | None = None
     on_clear_nomination: Callable[[Pod], None] | None = None
-    # issue 8: plugins may keep incremental state across cycles (same results; False
+    # plugins may keep incremental state across cycles (same results; False
     # forces the reference per-cycle recount everywhere)
     fast: bool = True
     volumes: Any = None  # the VolumeCache of the run, made on first use (volume plugins)
@@ -117,7 +117,7 @@ class Framework:
     # --- Handle ------------------------------------------------------------------------
     @property
     def fast(self) -> bool:
-        """Whether plugins may keep state across cycles and batch Score (issue 8)."""
+        """Whether plugins may keep state across cycles and batch Score."""
         return self.data.fast
 
     @property

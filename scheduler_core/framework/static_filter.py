@@ -1,4 +1,4 @@
-"""Filter verdicts of node-static plugins kept across cycles (the fast path of issue 8).
+"""Filter verdicts of node-static plugins kept across cycles (the fast path).
 
 NodeUnschedulable, NodeName, TaintToleration and NodeAffinity decide from the Node object
 (labels, taints, unschedulable) and fixed fields of the pod only (tolerations, nodeName,

@@ -1,4 +1,4 @@
-"""Benchmark suite for the scheduling engine (issue 8), run by ``make bench``.
+"""Benchmark suite for the scheduling engine, run by ``make bench``.
 
 Not part of the tests: no file here starts with ``test_`` and nothing here is collected by
 pytest. ``python -m tests.bench.run --help`` lists the options.

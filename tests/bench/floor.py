@@ -1,6 +1,6 @@
 """The floor: the bench workload's bare minimum, as fast as NumPy does it on this machine.
 
-Issue 8 measures ``simulate`` against this rather than against a clock. For each pending pod,
+The benchmark measures ``simulate`` against this rather than against a clock. For each pending pod,
 in the scheduling queue's order (priority, then creation time, then file order), one
 vectorized pass over the nodes:
 

@@ -1,4 +1,4 @@
-"""Seeded generator of cluster scenarios for the benchmark (issue 8).
+"""Seeded generator of cluster scenarios for the benchmark.
 
 The output is what ``kubectl get priorityclasses,nodes,pods -A -o yaml`` prints: one
 ``kind: List`` holding PriorityClasses, Nodes, bound Pods (``spec.nodeName`` set, Running)

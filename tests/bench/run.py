@@ -1,4 +1,4 @@
-"""Benchmark driver (issue 8): ``python -m tests.bench.run [--sizes small,500,1000,5000]``.
+"""Benchmark driver: ``python -m tests.bench.run [--sizes small,500,1000,5000]``.
 
 For each size: generate the scenario (``generate.py``) and write it as YAML, time the floor
 (``floor.py``) in this process, then run the engine in a fresh subprocess per mode, so that
@@ -357,7 +357,7 @@ def _fmt(value, spec: str = ",.0f", suffix: str = "") -> str:
 
 
 def _targets(report: dict) -> list[str]:
-    """Issue 8's targets for 5,000 nodes / 10,000 pending, results collected."""
+    """The targets for 5,000 nodes / 10,000 pending, results collected."""
     row = next((r for r in report["sizes"] if r["size"] == "5000"), None)
     if row is None or not row["runs"]:
         return []

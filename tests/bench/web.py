@@ -1,4 +1,4 @@
-"""The web round trip (issue 8): a run of a 100-node / 1,000-pod scenario, from the API
+"""The web round trip: a run of a 100-node / 1,000-pod scenario, from the API
 request to the stored result, through a real Celery worker, Redis and PostgreSQL.
 
 ``python -m tests.bench.web`` (``make bench`` runs it): creates the database

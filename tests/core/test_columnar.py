@@ -1,4 +1,4 @@
-"""The columnar cycle (issue 8) against the reference cycle on generated clusters.
+"""The columnar cycle against the reference cycle on generated clusters.
 
 ``simulate(..., fast=True)`` (the default) runs each scheduling cycle over node arrays;
 ``fast=False`` runs every plugin node by node as upstream does. For the same seed both

@@ -1,4 +1,4 @@
-"""The fast path (issue 8) against the reference path on generated scenarios.
+"""The fast path against the reference path on generated scenarios.
 
 ``simulate(..., fast=True)`` (the default) lets plugins keep incremental state across
 cycles (PodTopologySpread's per-domain counts); ``fast=False`` recounts every cycle as

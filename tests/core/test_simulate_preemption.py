@@ -1,4 +1,4 @@
-"""End-to-end preemption and nominated nodes through ``simulate`` (issue 5).
+"""End-to-end preemption and nominated nodes through ``simulate``.
 
 Scenarios are manifests built by the small helpers below; every node has 2 cpu, so a
 pod asking for 2 cpu needs a whole node.

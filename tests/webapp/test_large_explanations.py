@@ -1,5 +1,5 @@
 """Pages of a run on a cluster larger than an explanation lists: the counts stay complete and
-the page says what was left out (issue 8: explanations of bounded size)."""
+the page says what was left out (explanations of bounded size)."""
 
 from webapp.scenarios import engine, services
 from webapp.scenarios.models import Run

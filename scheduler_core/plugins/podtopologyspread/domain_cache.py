@@ -1,4 +1,4 @@
-"""Per-domain matching-pod counts kept across cycles (the fast path of issue 8).
+"""Per-domain matching-pod counts kept across cycles (the fast path).
 
 PreFilter's calPreFilterState and PreScore's processAllNode (upstream
 ``filtering.go``/``scoring.go``) recount every node's matching pods each cycle. For pods

@@ -40,7 +40,7 @@ class PodTopologySpread(Plugin):
     def __init__(self, args: PodTopologySpreadArgs | None, handle) -> None:
         args = args if args is not None else PodTopologySpreadArgs()
         self.handle = handle
-        # issue 8 fast path: domain counts kept across cycles (None: recount every cycle)
+        # fast path: domain counts kept across cycles (None: recount every cycle)
         fast = getattr(handle, "fast", False)
         self.filter_counts = DomainCountCache() if fast else None
         self.score_counts = DomainCountCache() if fast else None

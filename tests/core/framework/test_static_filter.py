@@ -1,4 +1,4 @@
-"""The fast path's memo of node-static Filter verdicts (issue 8, ``static_filter.py``)."""
+"""The fast path's memo of node-static Filter verdicts (``static_filter.py``)."""
 from __future__ import annotations
 
 from types import SimpleNamespace
