@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..validation import field as vf
-from . import manifests as mf
+from . import selector_manifests as mf
 from . import storage as st
 from .decode import Decoder
 from .types import NodeSelector

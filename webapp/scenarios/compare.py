@@ -98,3 +98,11 @@ def max_skew(result):
         name = f"{entry.get('topologyKey')} ({entry.get('selector') or 'all pods'})"
         out[name] = max(out.get(name, 0), entry.get("skew", 0))
     return out
+
+
+def cell_summary(result):
+    """A sweep cell's row from its result: {"scheduled", "pending", "skew": {constraint: skew at the end}}, all the
+    engine's numbers. The worker keeps it with the run, so that the sweep page (polled while the sweep runs) reads
+    neither the cells' texts nor their results."""
+    c = counts(result)
+    return {"scheduled": c["scheduled"], "pending": c["pending"], "skew": max_skew(result)}

@@ -125,20 +125,12 @@ def table(sweep):
         if run.status == Run.Status.SUCCEEDED:
             found = run.summary
             if found is None and run.result:  # a cell run before rows were kept with it
-                found = cell_summary(run, run.result)
+                found = compare.cell_summary(run.result)
                 Run.objects.filter(pk=run.pk, summary__isnull=True).update(summary=found)
             if found is not None:
                 row.update(scheduled=found["scheduled"], pending=found["pending"], skew=found["skew"])
         rows.append(row)
     return rows
-
-
-def cell_summary(run, result):
-    """A sweep cell's row from its result: {"scheduled", "pending", "skew": {constraint: skew at the end}}, all the
-    engine's numbers. The worker keeps it with the run, so that the sweep page (polled while the sweep runs) reads
-    neither the cells' texts nor their results."""
-    c = compare.counts(result)
-    return {"scheduled": c["scheduled"], "pending": c["pending"], "skew": compare.max_skew(result)}
 
 
 def finished(sweep):

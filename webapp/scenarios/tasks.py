@@ -10,7 +10,7 @@ from django.db.models import F
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 
-from . import engine, sweeps
+from . import compare, engine
 from .models import PodExplanation, Run
 
 log = logging.getLogger(__name__)
@@ -51,7 +51,7 @@ def execute_run(self, run_id):
     status, result, error = compute(run)
     summary = None
     if run.sweep_id and status == Run.Status.SUCCEEDED:
-        summary = sweeps.cell_summary(run, result)
+        summary = compare.cell_summary(result)
     computed = time.perf_counter()
     # One write for status, result and error; only if the sweep hasn't reaped the run meanwhile.
     store(lambda: Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(
