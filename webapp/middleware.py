@@ -97,3 +97,42 @@ class QueueUnavailableMiddleware:
             return JsonResponse({"detail": str(exception)}, status=503, headers={"Retry-After": "30"})
         body = loader.render_to_string("503.html", {"message": str(exception)}, request=request)
         return HttpResponse(body, status=503, headers={"Retry-After": "30"})
+
+
+class RetryReadAfterDroppedConnectionMiddleware:
+    """A read (GET, HEAD) whose database connection was dropped while it ran is answered again on a new one.
+
+    CONN_HEALTH_CHECKS replaces a connection that died between requests; one that dies during a request
+    (a database restart, a failover, pg_terminate_backend) fails the query with OperationalError or
+    InterfaceError. Reads change nothing, so running the view once more is safe; writes still fail, and
+    their client sees the error.
+    """
+
+    SAFE = ("GET", "HEAD")
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if getattr(request, "_database_dropped", False) and request.method in self.SAFE:
+            from django.db import connections
+
+            request._database_dropped = False
+            connections.close_all()  # the next query opens a new connection
+            response = self.get_response(request)
+        return response
+
+    def process_exception(self, request, exception):
+        note_dropped_connection(request, exception)
+        return None
+
+
+def note_dropped_connection(request, exception):
+    """Mark the request for one more try when `exception` came from a database connection that is gone
+    (pages reach this through process_exception, the API through its exception handler)."""
+    from django.db import InterfaceError, OperationalError, connections
+
+    if isinstance(exception, (InterfaceError, OperationalError)) and not getattr(request, "_retried_read", False):
+        if any(c.connection is not None and not c.is_usable() for c in connections.all()):
+            request._database_dropped = request._retried_read = True

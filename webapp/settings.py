@@ -104,6 +104,8 @@ MIDDLEWARE = [
     "webapp.middleware.SecurityHeadersMiddleware",
     # After the two above, so its 413 has the security headers too; before anything reads a body.
     "webapp.middleware.RequestSizeLimitMiddleware",
+    # Before anything that reads the database (sessions, auth), so a retried read runs them again too.
+    "webapp.middleware.RetryReadAfterDroppedConnectionMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

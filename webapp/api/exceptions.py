@@ -4,6 +4,7 @@ from rest_framework import status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from webapp.middleware import note_dropped_connection
 from webapp.scenarios.engine import ScenarioInvalid
 from webapp.scenarios.services import StaleRevision
 from webapp.scenarios.tasks import QueueUnavailable
@@ -30,6 +31,9 @@ def exception_handler(exc, context):
                         headers={"Retry-After": "30"})
     response = drf_exception_handler(exc, context)
     if response is None:
+        request = context.get("request")
+        if request is not None:  # a read whose connection dropped is answered again (see the middleware)
+            note_dropped_connection(request._request, exc)
         view = context.get("view")
         log.error("unexpected error in %s", type(view).__name__, exc_info=exc)
         return Response(
