@@ -40,9 +40,17 @@ class SharedRunTestCase(BaseTestCase):
             self.assertContains(r, expect[name], msg_prefix=name)
 
     def test_it_keeps_every_link_under_the_share_prefix(self):
-        share = f"/s/{self.token}/"
-        for name, url in self.pages().items():
-            html = self.client.get(url).content.decode()
+        # every page of both runs, every node page included (the preemption run's have nominated and evicted pods)
+        pages = [(self.token, name, url) for name, url in self.pages().items()]
+        for token, run in ((self.token, self.the_run), (self.preempt_token, self.preempt)):
+            p = f"/s/{token}/runs/{run.pk}/"
+            pages += [(token, f"run {run.pk} node {n['name']}", f"{p}nodes/{n['name']}/") for n in run.result["nodes"]]
+            pages += [(token, f"run {run.pk} {view}", f"{p}{view}") for view in ("", "topology/", "nodes/", "timeline/")]
+        for token, name, url in pages:
+            share = f"/s/{token}/"
+            response = self.client.get(url)
+            self.assertEqual(response.status_code, 200, name)
+            html = response.content.decode()
             for link in LINK.findall(html):
                 link = link.replace("http://testserver", "")
                 ok = link.startswith((share, "?", "#", "/static/")) or link == "/login/"
