@@ -47,7 +47,7 @@ class DraftViewsTestCase(BaseTestCase):
         self.assertEqual(Draft.objects.get().manifests, SMALL)
 
     def test_it_runs_the_draft_beside_the_saved_revision(self):
-        self.client.post(self.base + "edit/", {"op": "add_gate", "workload": "app=web", "value": "hold"})
+        self.client.post(self.base + "edit/", {"op": "add_gate", "workload": "app=web", "name": "hold"})
         with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
             with self.captureOnCommitCallbacks(execute=True):
                 r = self.client.post(self.base + "run/")

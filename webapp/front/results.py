@@ -632,11 +632,3 @@ def timeline(result, step=None):
         "outcomes": [{"cycle": c.get("cycle"), "pod": c.get("pod"), "result": c.get("result")}
                      for c in all_cycles],
     }
-
-
-def pod_names(result):
-    """Every pod the result mentions (pending ones first)."""
-    names = [r["pod"] for r in result.get("pods", [])]
-    for node in result.get("nodes", []):
-        names += [p for p in node.get("pods", []) if p not in names]
-    return names

@@ -61,9 +61,6 @@ def draft_validate(request, pk):
     return render(request, "front/_editor_check.html", {"check": check, "scenario": scenario})
 
 
-# The generic "value" box of older quick-edit forms (still accepted), per op.
-VALUE_FIELD = {"set_replicas": "replicas", "add_spread": "maxSkew", "set_priority": "priority",
-               "add_gate": "name", "remove_gate": "name"}
 TARGET_OPS = ("set_priority", "add_gate", "remove_gate")  # these name the pod or workload "target"
 NODE_OPS = ("cordon", "uncordon", "remove_node", "add_node", "add_taint", "remove_taint")
 
@@ -76,8 +73,6 @@ def edit_from_post(post):
         value = post.get(field, "").strip()
         if value != "":
             edit[field] = value
-    if op in VALUE_FIELD and "value" in edit:
-        edit[VALUE_FIELD[op]] = edit.pop("value")
     if op == "set_priority" and "priority" in edit and not limits.is_number(edit["priority"].removeprefix("-")) \
             and "priorityClassName" not in edit:
         edit["priorityClassName"] = edit.pop("priority")

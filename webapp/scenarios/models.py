@@ -176,10 +176,6 @@ class Run(models.Model):
     def seed(self):
         return self.params.get("seed", 0)
 
-    @property
-    def is_draft(self):
-        return bool(self.manifests)
-
     def scenario_text(self):
         """(manifests, config) this run simulates: its own text, else its revision's."""
         if self.manifests:
