@@ -111,7 +111,7 @@ class DraftViewsTestCase(BaseTestCase):
 
 
 class DraftQuickEditsTestCase(BaseTestCase):
-    """The quick-edit forms: one per kind of change, each going through webapp/scenarios/edits.py."""
+    """The quick-edit forms: one per kind of change, each going through webapp/scenarios/manifests/edits.py."""
 
     def setUp(self):
         services.save_revision(self.scenario, manifests=SPREAD_AND_CLASS, author=self.owner)

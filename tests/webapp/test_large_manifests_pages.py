@@ -4,7 +4,8 @@ pages show their first lines and a download link, the scenario is changed by upl
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import override_settings
 
-from webapp.scenarios import limits, services
+from webapp.scenarios import services
+from webapp.scenarios.manifests import limits
 from webapp.scenarios.models import Draft, Revision
 
 from .base import SMALL, TWO_PODS, BaseTestCase
@@ -106,7 +107,7 @@ class QuickEditsOnLongListsTests(BaseTestCase):
     def test_the_forms_take_typed_names_and_the_edit_applies(self):
         from unittest import mock
 
-        from webapp.scenarios import edits
+        from webapp.scenarios.manifests import edits
 
         text = TWO_PODS + "# a text of its own: the outline is remembered per text\n"
         scenario = services.create_scenario(team=self.team, name="long lists", manifests=text, author=self.owner)

@@ -14,7 +14,8 @@ import yaml
 from django.test import override_settings
 
 from tests.bench.generate import generate, to_yaml
-from webapp.scenarios import drafts, edits, services, sweeps, tasks
+from webapp.scenarios import drafts, services, sweeps, tasks
+from webapp.scenarios.manifests import edits
 from webapp.scenarios.management.commands.load_examples import EXAMPLES_DIR
 from webapp.scenarios.models import Run, ShareLink
 

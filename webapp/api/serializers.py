@@ -1,8 +1,7 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.reverse import reverse
-
-from webapp.scenarios import limits, manifests as summaries
+from webapp.scenarios.manifests import limits
 from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink, Team
 
 
@@ -101,7 +100,7 @@ class ScenarioDetailSerializer(ScenarioSerializer):
 
     @extend_schema_field(LoadSummarySerializer(allow_null=True))
     def get_load_summary(self, scenario):
-        return summaries.load_summary(self.head(scenario))
+        return self.head(scenario).summary["load"]
 
     @extend_schema_field({
         "type": "object", "description": "URLs of the scenario's collections",
@@ -152,7 +151,7 @@ class RevisionSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(LoadSummarySerializer(allow_null=True))
     def get_load_summary(self, revision):
-        return summaries.load_summary(revision)
+        return revision.summary["load"]
 
     def get_url(self, revision) -> str:
         return reverse("api:scenario-revision", args=[revision.scenario_id, revision.number],

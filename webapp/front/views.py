@@ -9,9 +9,9 @@ from django.urls import reverse
 from django.utils import timezone
 from django_htmx.http import HttpResponseClientRedirect
 from django.views.decorators.http import require_POST, require_safe
-
-from webapp.scenarios import manifests as summary
-from webapp.scenarios import activity, engine, limits, pod_updates, services
+from webapp.scenarios.manifests import summary
+from webapp.scenarios import activity, engine, pod_updates, services
+from webapp.scenarios.manifests import limits
 from webapp.scenarios.forms import RevisionForm, RunForm, ScenarioCreateForm, TokenForm
 from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink
 
@@ -80,7 +80,7 @@ def show_warnings(request, form):
 def detail_context(request, scenario, form=None, stale=None):
     head = scenario.head()
     shown = limits.in_browser(head.manifests)
-    found = summary.of_revision(head)
+    found = head.summary
     if form is None:  # (a text too large for the page is replaced by uploading a file)
         form = RevisionForm(initial={"manifests": head.manifests if shown["editable"] else "",
                                      "config": head.config, "base_revision": head.number})
@@ -97,7 +97,7 @@ def detail_context(request, scenario, form=None, stale=None):
         "share_links": scenario.share_links.filter(revoked_at__isnull=True),
         **node_rows(request, found),
         "kinds": dict(found["counts"]),
-        "load": summary.load_summary(head),
+        "load": head.summary["load"],
         "shown": shown,
         # a fork links to its source only for those who may open it
         "fork_source": scenario.forked_from_id and Scenario.objects.visible_to(request.user)
@@ -212,7 +212,7 @@ def run_context(run, poll_url, shared=False, show_all=False):
     for row in pods:
         if row.get("node"):
             placed.setdefault(row["node"], []).append(row["pod"])
-    found = summary.summarize(run.manifests) if run.manifests else summary.of_revision(run.revision)
+    found = summary.summarize(run.manifests) if run.manifests else run.revision.summary
     nodes = summary.rows_of(found, None if show_all else RUN_PAGE_ROWS)
     for node in nodes:
         node["placed"] = placed.get(node["name"], [])
@@ -272,7 +272,7 @@ def shared_scenario(request, token):
         "scenario": scenario, "head": head, "token": token, "shared": True,
         "revisions": scenario.revisions.select_related("author").defer(*REVISION_TEXT)[:50],
         "runs": scenario.runs.select_related("revision").defer(*RUN_TEXT)[:20],
-        **node_rows(request, summary.of_revision(head)),
+        **node_rows(request, head.summary),
         "shown": limits.in_browser(head.manifests),
         **shared_gated_pods(scenario, head),
     })

@@ -5,8 +5,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
 
-from webapp.scenarios import compare, limits, services
-from webapp.scenarios.models import Membership, Revision, Run
+from webapp.scenarios import compare, services
+from webapp.scenarios.manifests import limits
+from webapp.scenarios.models import Membership, Revision
 
 from .views import get_scenario
 

@@ -5,7 +5,8 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from webapp.scenarios import compare, drafts, edits, engine, limits, services
+from webapp.scenarios import compare, drafts, engine, services
+from webapp.scenarios.manifests import edits, limits
 from webapp.scenarios.models import Membership
 
 from .views import get_scenario

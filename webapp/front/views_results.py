@@ -6,7 +6,8 @@ Every view here also serves share links, read-only, under /s/<token>/ (see shari
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 
-from webapp.scenarios import engine, explanations, limits
+from webapp.scenarios import engine, explanations
+from webapp.scenarios.manifests import limits
 from webapp.scenarios.models import Run
 
 from . import results

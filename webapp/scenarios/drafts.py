@@ -3,7 +3,8 @@
 from django.db import transaction
 from django.utils import timezone
 
-from . import activity, documents, edits, engine, services
+from . import activity, engine, services
+from .manifests import documents, edits
 from .models import Draft, Run
 
 

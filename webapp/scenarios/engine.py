@@ -19,8 +19,8 @@ from pathlib import Path
 
 import scheduler_core
 from scheduler_core.workloads import MAX_PODS  # noqa: F401 - the quick edit's bound on replicas
-
-from . import documents, limits
+from scheduler_core.scenario_io import parse_fast as _engine_parse_fast
+from .manifests import limits
 
 log = logging.getLogger(__name__)
 
@@ -181,6 +181,30 @@ def _prune(directory):
             pass
 
 
+_fast_lock = threading.Lock()
+_fast_latest = (None, None)  # (a text's key, the fast reader's documents of it)
+
+
+def parse_fast(text, keep=False, shared=True):
+    """The engine's fast reader's documents of `text` (JSON, or YAML that YAML 1.1 reads no
+    differently), or None when the text needs libyaml. `shared` documents are read-only: those
+    of the latest text read with `keep` (a page's) are reused, so loading the text a page just
+    read does not parse it again, and a worker's own loads keep nothing. shared=False: new
+    objects, for a caller that changes them."""
+    global _fast_latest
+    if not shared:
+        return _engine_parse_fast(text)
+    k = _text_key(text, "")
+    with _fast_lock:
+        if _fast_latest[0] == k:
+            return _fast_latest[1]
+    docs = _engine_parse_fast(text)
+    if keep and docs is not None:
+        with _fast_lock:
+            _fast_latest = (k, docs)
+    return docs
+
+
 def _load(manifests, config=""):
     if not manifests.strip():
         raise ScenarioInvalid(f"{SCENARIO_FILE}: no Kubernetes objects found")
@@ -188,7 +212,7 @@ def _load(manifests, config=""):
     for text, filename, which in ((manifests, SCENARIO_FILE, "manifests"), (config or "", CONFIG_FILE, "config")):
         try:
             # size and nesting, before a parser can choke on them
-            docs = documents.checked(text, filename) if text else limits.check_text(text, filename)
+            docs = limits.check_text(text, filename, parse_fast) if text else limits.check_text(text, filename)
         except limits.TooLarge as e:
             raise ScenarioInvalid(str(e), input=which) from e
         if which == "manifests":
@@ -286,7 +310,7 @@ def gated_pods(manifests, config=""):
 
 
 # key of a text -> its pod_metadata, for the METADATA_MAX latest: an LRU of its own rather than
-# documents.memo (32 texts), as a 5,000-node text's metadata is tens of MB
+# the manifest readers' memo (32 texts), as a 5,000-node text's metadata is tens of MB
 _METADATA = OrderedDict()
 METADATA_MAX = 4
 _METADATA_LOCK = threading.Lock()

@@ -2,7 +2,8 @@
 
 from django.db import transaction
 
-from . import activity, compare, edits, manifests
+from . import activity
+from .manifests import edits
 from .models import Run, Sweep
 
 MAX_CELLS = 48
@@ -106,14 +107,8 @@ def start(scenario, revision, spec, user):
 
 def form_outline(revision):
     """What the sweep form offers for a revision: its workloads (with whether they have spread constraints)
-    and zones; kept in the revision's summary once worked out, so that the page does not parse a large text."""
-    found = (revision.summary or {}).get("sweep_outline")
-    if found is None:
-        outline = edits.outline(revision.manifests, keep=False)
-        found = {"workloads": [{"ref": w["ref"], "constraints": bool(w["constraints"])} for w in outline["workloads"]],
-                 "zones": list(outline["zones"])}
-        manifests.remember(revision, "sweep_outline", found)
-    return found
+    and zones, as kept in its summary when it was saved."""
+    return revision.summary["sweep_outline"]
 
 
 def table(sweep):
@@ -123,10 +118,7 @@ def table(sweep):
         row = {"run": run, "label": run.label, "variant": run.variant, "status": run.status,
                "scheduled": None, "pending": None, "skew": {}, "error": run.error}
         if run.status == Run.Status.SUCCEEDED:
-            found = run.summary
-            if found is None and run.result:  # a cell run before rows were kept with it
-                found = compare.cell_summary(run.result)
-                Run.objects.filter(pk=run.pk, summary__isnull=True).update(summary=found)
+            found = run.summary  # kept with the cell when it finished
             if found is not None:
                 row.update(scheduled=found["scheduled"], pending=found["pending"], skew=found["skew"])
         rows.append(row)

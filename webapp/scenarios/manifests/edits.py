@@ -13,7 +13,8 @@ import copy
 
 import yaml
 
-from . import documents, engine, limits
+from .. import engine
+from . import documents, limits
 
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
 ZONE_KEY = "topology.kubernetes.io/zone"
@@ -58,10 +59,8 @@ def _typed_items(docs):
     edit writes them back as documents of their own."""
     out = []
     for doc in docs:
-        kind = doc.get("kind") if isinstance(doc, dict) else None
-        if isinstance(kind, str) and kind.endswith("List") and kind != "List" and isinstance(doc.get("items"), list):
-            item = {"kind": kind[: -len("List")], "apiVersion": doc.get("apiVersion")}
-            out.extend(dict(item, **i) if isinstance(i, dict) else i for i in doc["items"])
+        if documents.list_item_kind(doc):  # a typed list ("" is a `kind: List`, kept as the file's shape)
+            out.extend(documents.objects([doc]) + [i for i in doc["items"] if not isinstance(i, dict)])
         else:
             out.append(doc)
     return out
