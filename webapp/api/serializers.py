@@ -180,7 +180,7 @@ class RunSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Run
-        fields = ["id", "url", "scenario", "revision", "kind", "params", "status", "error",
+        fields = ["id", "url", "scenario", "revision", "kind", "source", "label", "params", "status", "error",
                   "created_by", "created_at", "started_at", "finished_at", "result"]
 
     def get_url(self, run) -> str:

@@ -1,9 +1,8 @@
 """Drafts: one user's unsaved edits of a scenario, run and saved through services."""
 
-from django.db import transaction
 from django.utils import timezone
 
-from . import activity, engine, services
+from . import engine, services
 from .manifests import documents, edits
 from .models import Draft, Run
 
@@ -70,19 +69,9 @@ def apply(draft, edit):
 
 def run(draft, user, seed=0):
     """Queue a Run of the draft's text (label "draft"), based on its base revision."""
-    from .tasks import enqueue
-
     engine.validate(draft.manifests, draft.config)
-    with transaction.atomic():
-        r = Run.objects.create(
-            scenario=draft.scenario, revision=draft.base_revision, created_by=user,
-            manifests=draft.manifests, config=draft.config, label="draft",
-            params={"seed": seed, "options": {}},
-        )
-        transaction.on_commit(lambda: enqueue(r.pk))
-    activity.record(user, activity.Verb.RUN_QUEUED, scenario=draft.scenario,
-                    object=f"run {r.pk} of a draft on revision {draft.base_revision.number}", run=r.pk)
-    return r
+    return services.queue_run(draft.scenario, draft.base_revision, user=user, source=Run.Source.DRAFT,
+                              seed=seed, manifests=draft.manifests, config=draft.config, label="draft")
 
 
 def save(draft, user, message=""):
@@ -111,7 +100,8 @@ def describe(edit_list):
 
 def latest_runs(draft):
     """(the draft's latest run, the base revision's latest plain run)."""
-    mine = draft.scenario.runs.filter(label="draft", created_by=draft.author).order_by("-created_at", "-id").first()
-    saved = draft.scenario.runs.filter(revision=draft.base_revision, manifests="", sweep__isnull=True) \
+    mine = draft.scenario.runs.filter(source=Run.Source.DRAFT, created_by=draft.author) \
+        .order_by("-created_at", "-id").first()
+    saved = draft.scenario.runs.filter(revision=draft.base_revision, source=Run.Source.REVISION) \
         .order_by("-created_at", "-id").first()
     return mine, saved

@@ -131,6 +131,12 @@ class Run(models.Model):
     class Kind(models.TextChoices):
         SIMULATE = "simulate"
 
+    class Source(models.TextChoices):
+        """What the run simulates: a saved revision, a draft's text, or one cell of a sweep."""
+        REVISION = "revision"
+        DRAFT = "draft"
+        SWEEP_CELL = "sweep_cell"
+
     class Status(models.TextChoices):
         QUEUED = "queued"
         RUNNING = "running"
@@ -143,6 +149,7 @@ class Run(models.Model):
     # The saved revision run, or the base of the draft / sweep variant whose text is below.
     revision = models.ForeignKey(Revision, models.PROTECT, related_name="runs")
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.SIMULATE)
+    source = models.CharField(max_length=20, choices=Source.choices, default=Source.REVISION)
     # Non-empty for a draft or sweep-variant run: the text simulated instead of the revision's.
     manifests = models.TextField(blank=True, default="")
     config = models.TextField(blank=True, default="")

@@ -97,19 +97,27 @@ def revoke_share_link(link, user):
                         link=link.pk)
 
 
-def queue_run(scenario, revision, *, user, seed=0, options=None):
-    """Create a queued Run and hand its id to a worker once the row is committed."""
+def queue_run(scenario, revision, *, user, source=Run.Source.REVISION, seed=0, options=None, manifests="",
+              config="", label="", sweep=None, variant=None, record=True):
+    """The one way to queue a run: create the Run (of `revision`, or of a draft's or a sweep cell's text based
+    on it, as `source` says) and hand its id to a worker once the row is committed."""
     from .tasks import enqueue
 
+    if (source == Run.Source.REVISION) != (manifests == ""):
+        raise ValueError("a revision's run simulates the revision's text; a draft's or a cell's its own")
     with transaction.atomic():
         run = Run.objects.create(
-            scenario=scenario, revision=revision, created_by=user,
+            scenario=scenario, revision=revision, created_by=user, source=source, manifests=manifests,
+            config=config, label=label, sweep=sweep, variant=variant or {},
             params={"seed": seed, "options": options or {}},
         )
         # After commit, so the worker never looks for a row it cannot see yet.
         transaction.on_commit(lambda: enqueue(run.pk))
-    activity.record(user, Verb.RUN_QUEUED, scenario=scenario, object=f"run {run.pk} of revision {revision.number}",
-                    run=run.pk, revision=revision.number)
+    if record:
+        what = {Run.Source.REVISION: "", Run.Source.DRAFT: " of a draft"}.get(source, f" ({label})")
+        activity.record(user, Verb.RUN_QUEUED, scenario=scenario,
+                        object=f"run {run.pk}{what} of revision {revision.number}", run=run.pk,
+                        revision=revision.number)
     return run
 
 

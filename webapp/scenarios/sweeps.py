@@ -2,7 +2,7 @@
 
 from django.db import transaction
 
-from . import activity
+from . import activity, services
 from .manifests import edits
 from .models import Run, Sweep
 
@@ -88,18 +88,15 @@ def _bound(n):
 
 def start(scenario, revision, spec, user):
     """Create the Sweep and one queued Run per cell; raises SweepInvalid / engine.ScenarioInvalid."""
-    from .tasks import enqueue
-
     planned = []
     for label, variant, edit_list in cells(revision, spec):
         text = edits.apply_edits(revision.manifests, edit_list, revision.config)
         planned.append((label, variant, text))
     with transaction.atomic():
         sweep = Sweep.objects.create(scenario=scenario, revision=revision, spec=spec, created_by=user)
-        runs = [Run.objects.create(scenario=scenario, revision=revision, sweep=sweep, variant=variant,
-                                   label=label, manifests=text, config=revision.config, created_by=user)
+        runs = [services.queue_run(scenario, revision, user=user, source=Run.Source.SWEEP_CELL, manifests=text,
+                                   config=revision.config, label=label, sweep=sweep, variant=variant, record=False)
                 for label, variant, text in planned]
-        transaction.on_commit(lambda: [enqueue(r.pk) for r in runs])
     activity.record(user, activity.Verb.SWEEP_STARTED, scenario=scenario,
                     object=f"sweep {sweep.pk} of revision {revision.number} ({len(runs)} runs)", sweep=sweep.pk)
     return sweep
