@@ -24,6 +24,7 @@ from .plugins.registry import SCORE
 from .queue import SchedulingQueue
 from .schedule_one import CycleRecord, Scheduler, SchedulingError
 from . import final_state, trace
+from .step_counts import StepCounts, stepped_keys
 from .plugins.defaultpreemption.default_preemption import STATE_KEY as PREEMPTION_KEY
 from .plugins.defaultpreemption.explain import trace_to_json
 from .plugins.volumebinding.explain import volumes_json
@@ -87,6 +88,8 @@ class Simulation:
         self.cycle = 0
         self._evictions: list[tuple[Pod, Pod, str]] = []
         self.warnings = list(scenario.warnings)
+        self.step_counts = StepCounts(self.node_infos,
+                                      stepped_keys(scenario.pods, self.node_infos.values()))
 
     # --- setup -------------------------------------------------------------------------
     def enqueue_pending(self) -> None:
@@ -149,6 +152,9 @@ class Simulation:
             self.explanations[pod.key] = self._explain(fwk, state, pod, record, cyc)
         self.cycles.append(cyc)
         self._apply_evictions()
+        changed = self.step_counts.take()
+        if changed:
+            cyc["podsPerDomain"] = changed
 
     def _explains(self, pod: Pod, cyc: dict, state: CycleState) -> bool:
         """Whether this cycle is explained (``detail``: True, False, "failed" or a
@@ -233,6 +239,7 @@ class Simulation:
                      pi.requests, pi.non_zero_requests)
         self.node_infos[host].add_pod_info(pi)
         self._bound(host, pi)
+        self.step_counts.moved(host, +1)
         self.nominator.delete(pod)
         del self.pending[pod.key]
         self.results[pod.key] = {"pod": pod.key, "outcome": SCHEDULED, "node": host}
@@ -301,6 +308,7 @@ class Simulation:
             if ni is None or not ni.remove_pod(victim):
                 continue
             self._removed(node, victim)
+            self.step_counts.moved(node, -1)
             self.queue.move_all_to_active(victim)
             self.evicted.append(victim.key)
             self.evicted_by[victim.key] = {"pod": preemptor.key, "cycle": self.cycle,
@@ -347,6 +355,7 @@ class Simulation:
             out["volumes"] = volumes_json(fwk.volume_cache(), self.scenario.pods,
                                           self.node_infos.values(), fwk)
         out["warnings"] = self.warnings
+        out["podsPerDomainAtStart"] = self.step_counts.initial
         out.update(self._final_state())
         return out
 

@@ -191,3 +191,24 @@ def test_scores_keep_each_plugins_raw_score_before_normalizing(name, nodes, want
             for row in rows} == want
     for row in rows:  # NodeResourcesFit has no NormalizeScore: raw and normalized agree
         assert row["raw"]["NodeResourcesFit"] == row["plugins"]["NodeResourcesFit"]
+
+
+def test_each_cycle_records_the_pods_per_domain_it_changed_binds_and_evictions_alike() -> None:
+    nodes = [make_node("n1").zone("z1").capacity(cpu=1000, pods=110).obj(),
+             make_node("n2").zone("z2").capacity(cpu=500, pods=110).obj()]
+    pods = [make_pod("victim").req(cpu=900).node("n1").obj(),
+            make_pod("small").req(cpu=100).obj(),
+            make_pod("vip", "prod").req(cpu=900).priority(100).obj(),
+            make_pod("big").req(cpu=950).obj()]
+    r = run_both(Scenario(nodes=tuple(nodes), pods=tuple(pods)))
+    assert r["podsPerDomainAtStart"] == {"kubernetes.io/hostname": {"n1": 1, "n2": 0},
+                                         ZONE: {"z1": 1, "z2": 0}}
+    changes = [(c["pod"], c.get("podsPerDomain", {}).get(ZONE)) for c in r["cycles"]]
+    # vip fits nowhere and preempts victim on n1 (its cycle: one pod off z1); small fits beside vip's nomination
+    # on n1; big fits nowhere (a cycle that changes nothing records nothing); vip binds on n1 when retried
+    assert changes == [("prod/vip", {"z1": 0}), ("default/small", {"z1": 1}), ("default/big", None),
+                       ("prod/vip", {"z1": 2})]
+    final = {ZONE: dict(r["podsPerDomainAtStart"][ZONE])}
+    for c in r["cycles"]:
+        final[ZONE].update(c.get("podsPerDomain", {}).get(ZONE, {}))
+    assert final[ZONE] == r["podsPerDomain"][ZONE]["domains"]

@@ -2,8 +2,8 @@
 
 Pure functions over the engine's result dict: pod metadata ("podInfo"), final counts and skews
 ("spreadDomains", "podsPerDomain"), scores with weights. They only read the recorded trace; nothing
-here recounts or recomputes scheduling. The topology "after step N" replays recorded events (its
-domain totals are the replayed chips; the engine keeps per-cycle counts only in explanations).
+here recounts or recomputes scheduling. The topology "after step N" replays recorded events to draw
+the chips; its domain totals are the engine's ("podsPerDomainAtStart" and each cycle's "podsPerDomain").
 """
 
 import hashlib
@@ -131,13 +131,12 @@ def topology(result, key=ZONE_KEY, meta=None, step=None, limit=None, keep=(), tr
         value = (node.get("labels") or {}).get(key, NO_DOMAIN)
         domains.setdefault(value, []).append(node)
     columns = []
-    engine_counts = pods_per_domain(result, key) if step is None else None
+    engine_counts = pods_per_domain(result, key) if step is None else pods_per_domain_at(result, key, step)
     for name, nodes in sorted(domains.items(), key=lambda kv: (kv[0] == NO_DOMAIN, kv[0])):
         shown = nodes if limit is None or len(nodes) <= limit else [
             node for i, node in enumerate(nodes)
             if i < limit or node["name"] in keep or node["name"] in nominated_nodes]
-        count = engine_counts.get(name) if engine_counts is not None else \
-            sum(len(placed.get(node["name"], ())) for node in nodes)  # a cycle's state: the replayed chips
+        count = (engine_counts or {}).get(name)
         drawn = [{
             "name": node["name"], "cordoned": bool(node.get("unschedulable")),
             "tainted": bool(node.get("taints")), "nominated": nominated_nodes.get(node["name"], []),
@@ -149,7 +148,7 @@ def topology(result, key=ZONE_KEY, meta=None, step=None, limit=None, keep=(), tr
         columns.append({"name": name, "nodes": drawn, "count": count, "missing": name == NO_DOMAIN,
                         "matching": matching,
                         "hidden": len(nodes) - len(drawn),
-                        "hidden_pods": count - sum(len(n["chips"]) for n in drawn)})
+                        "hidden_pods": None if count is None else count - sum(len(n["chips"]) for n in drawn)})
     status = pending_statuses(result, step)
     if tray_limit is not None and len(pending) > tray_limit:
         pending = sorted(pending, key=lambda p: (status.get(p) or "Pending") == "Pending")[:tray_limit]
@@ -168,6 +167,26 @@ def topology(result, key=ZONE_KEY, meta=None, step=None, limit=None, keep=(), tr
             "legend": [{"workload": w, "colour": legend[w]} for w in sorted(legend)],
             "pending_total": pending_total,
             "capped": any(column["hidden"] for column in columns) or len(tray) < pending_total}
+
+
+def stepped_keys(result):
+    """The label keys whose per-domain counts the engine kept cycle by cycle (None: a result stored before)."""
+    found = (result or {}).get("podsPerDomainAtStart")
+    return None if found is None else list(found)
+
+
+def pods_per_domain_at(result, key, step):
+    """{domain: pods on its nodes right after cycle `step`} of one label key, as the engine recorded it (the
+    counts at the start, then each cycle's changed domains), or None when it kept no counts for `key`."""
+    start = ((result or {}).get("podsPerDomainAtStart") or {}).get(key)
+    if start is None:
+        return None
+    counts = dict(start)
+    for c in cycles(result):
+        if c.get("cycle", 0) > step:
+            break
+        counts.update((c.get("podsPerDomain") or {}).get(key) or {})
+    return counts
 
 
 def pods_per_domain(result, key):

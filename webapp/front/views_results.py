@@ -64,6 +64,9 @@ def topology_context(run, result, key, step, pod, explain=True, show_all=False, 
     TOPOLOGY_NODES nodes (and those in ``keep`` or with nominated pods), the tray TOPOLOGY_PENDING pods."""
     meta = metadata(run)
     keys = results.topology_keys(result)
+    stepped = results.stepped_keys(result)
+    if step is not None and stepped is not None:  # a cycle's counts are kept for these keys only
+        keys = [k for k in keys if k in stepped]
     if key not in keys:
         key = keys[0] if keys else results.ZONE_KEY
     pod = pod or results.default_spread_pod(result, meta)
