@@ -186,4 +186,6 @@ def _entry(pod: Pod, c: Constraint, counts: dict[str, int], minimum: int) -> dic
             "nodeTaintsPolicy": c.node_taints_policy, "origin": c.origin,
             "workloads": [], "domains": counts, "domainCount": len(counts),
             "globalMinimum": minimum, "minDomainsForcedZero": len(counts) < c.min_domains,
-            "skews": skews, "skew": skew, "withinMaxSkew": skew <= c.max_skew}
+            "skews": skews, "skew": skew, "withinMaxSkew": skew <= c.max_skew,
+            "domainsOverMaxSkew": sorted(v for v, n in skews.items() if n > c.max_skew),
+            "bandTop": minimum + c.max_skew}

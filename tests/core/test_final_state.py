@@ -212,3 +212,14 @@ def test_each_cycle_records_the_pods_per_domain_it_changed_binds_and_evictions_a
     for c in r["cycles"]:
         final[ZONE].update(c.get("podsPerDomain", {}).get(ZONE, {}))
     assert final[ZONE] == r["podsPerDomain"][ZONE]["domains"]
+
+
+def test_spread_facts_say_which_domains_are_within_max_skew_and_the_band_top() -> None:
+    nodes = zones(0, 0, 0)
+    pods = web_bound((3, 0, 0)) + web_pending(1)
+    r = run_both(Scenario(nodes=tuple(nodes), pods=tuple(pods)), detail=True)
+    [final] = r["spreadDomains"]
+    assert (final["domainsOverMaxSkew"], final["bandTop"]) == (["z1"], 1)
+    [explained] = r["explanations"]["default/new-0"]["plugins"]["PodTopologySpread"]["constraints"]
+    assert explained["fitsMaxSkew"] == {"z1": False, "z2": True, "z3": True}
+    assert explained["bandTop"] == 1

@@ -302,17 +302,18 @@ def spread_view(constraint, result):
         counted = name in counts
         rows.append({
             "name": name, "count": counts.get(name, 0), "skew": skew, "counted": counted,
-            "fits": counted and skew is not None and skew <= max_skew,
+            "fits": counted and bool((constraint.get("fitsMaxSkew") or {}).get(name)),
             "why": why or ([] if counted else ["no eligible node in this domain"]),
         })
     ignored_rows = [{"node": _names(g), "reason": g.get("reason", ""), "count": g.get("count", 0)}
                     for g in constraint.get("ignored") or []]
-    _bars(rows, minimum + max_skew)
+    band = constraint.get("bandTop")
+    _bars(rows, band or 0)
     return {
         "key": key, "short_key": short_key(key), "maxSkew": max_skew, "minDomains": constraint.get("minDomains"),
         "whenUnsatisfiable": constraint.get("whenUnsatisfiable"), "selector": constraint.get("selector", ""),
-        "selfMatch": constraint.get("selfMatch", 1), "globalMinimum": minimum, "band_max": minimum + max_skew,
-        "band_pct": _pct(minimum + max_skew, rows, minimum + max_skew), "domains": rows, "ignored": ignored_rows,
+        "selfMatch": constraint.get("selfMatch", 1), "globalMinimum": minimum, "band_max": band,
+        "band_pct": None if band is None else _pct(band, rows, band), "domains": rows, "ignored": ignored_rows,
         "domain_count": constraint.get("domainCount", len(counts)),
         "domains_truncated": bool(constraint.get("domainsTruncated")),
         "min_domains_sentence": min_domains_sentence(constraint),
@@ -340,10 +341,10 @@ def final_spreads(result, pod):
 
 def final_spread_view(entry):
     max_skew = entry.get("maxSkew", 1)
-    rows = [{"name": name, "count": count, "skew": entry["skews"].get(name),
-             "over": entry["skews"].get(name, 0) > max_skew}
+    over = set(entry.get("domainsOverMaxSkew") or ())
+    rows = [{"name": name, "count": count, "skew": entry["skews"].get(name), "over": name in over}
             for name, count in (entry.get("domains") or {}).items()]
-    _bars(rows, entry.get("globalMinimum", 0) + max_skew)
+    _bars(rows, entry.get("bandTop") or 0)
     return {"key": entry.get("topologyKey", ""), "short_key": short_key(entry.get("topologyKey", "")),
             "selector": entry.get("selector", ""), "maxSkew": max_skew, "minDomains": entry.get("minDomains"),
             "whenUnsatisfiable": entry.get("whenUnsatisfiable"), "globalMinimum": entry.get("globalMinimum", 0),
@@ -375,8 +376,9 @@ def spread_sentences(constraint, result=None):
         value = (node.get("labels") or {}).get(topology_key)
         if value is not None:
             members.setdefault(value, []).append(node["name"])
+    fits = constraint.get("fitsMaxSkew") or {}
     for domain, skew in sorted((constraint.get("skews") or {}).items()):
-        if skew <= max_skew:
+        if fits.get(domain, True):
             continue
         n = counts.get(domain, 0)
         nodes = members.get(domain, [])
