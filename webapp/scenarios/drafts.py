@@ -10,7 +10,7 @@ from .models import Draft, Run
 def summary(manifests, config=""):
     """(ok, message, warnings, object, field): the engine's verdict on a text, for the editor
     (remembered per text: opening a large draft again does not load it into the engine again)."""
-    config_key = documents.key(config or "")[1].hex()
+    config_key = engine.text_key(config or "").hex()
     return dict(documents.memo(f"check:{config_key}", manifests, lambda: _summary(manifests, config)))
 
 

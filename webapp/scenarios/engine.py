@@ -45,8 +45,9 @@ LOADED_MAX = 8  # scenarios kept per process
 LOADED_MAX_BYTES = 8_000_000  # texts larger than this are not kept
 
 
-def _text_key(manifests, config):
-    """What names a scenario text (and its configuration) in the caches below."""
+def text_key(manifests, config=""):
+    """What names a text (and its configuration) in every cache of the web app: the ones below and the
+    manifest readers' (manifests/documents.py)."""
     return hashlib.sha256(f"{len(manifests)}:{manifests}{config or ''}".encode()).digest()
 
 
@@ -54,7 +55,7 @@ def load(manifests, config="", keep=True):
     """Parse and check a scenario with the engine (once per text and process, and once per
     text on this machine while the disk cache keeps it); raises ScenarioInvalid. ``keep``
     False: a text being typed, not worth a file in the disk cache."""
-    key = _text_key(manifests, config)
+    key = text_key(manifests, config)
     if len(manifests) + len(config or "") > LOADED_MAX_BYTES:
         return _load_through_disk(key, manifests, config, keep)
     found = _LOADED.get(key)
@@ -194,7 +195,7 @@ def parse_fast(text, keep=False, shared=True):
     global _fast_latest
     if not shared:
         return _engine_parse_fast(text)
-    k = _text_key(text, "")
+    k = text_key(text, "")
     with _fast_lock:
         if _fast_latest[0] == k:
             return _fast_latest[1]
@@ -320,7 +321,7 @@ def pod_metadata(manifests, config=""):
     """{"ns/name": {labels, owner, priority, gates, node, spread}} of every pod in the manifests (for the
     dashboard; shared: not to be changed); spread: PodTopologySpread constrains it. Kept for the latest few
     texts: a run's pages ask for it on every view, and a large text is not kept loaded (LOADED_MAX_BYTES)."""
-    key = _text_key(manifests, config)
+    key = text_key(manifests, config)
     with _METADATA_LOCK:
         found = _METADATA.get(key)
         if found is not None:

@@ -18,7 +18,6 @@ of a saved revision, which passed it when it was saved. Empty documents are drop
 keeps what pages derive from a text; ``dump`` and ``dump_all`` write YAML through libyaml.
 """
 
-import hashlib
 import threading
 from collections import OrderedDict
 
@@ -62,17 +61,12 @@ def _parse(text, filename, stored, fast):
     return [d for d in docs if d is not None]
 
 
-def key(text):
-    """A text's identity for caches: its length and SHA-256."""
-    return len(text), hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).digest()
-
-
 def read(text, filename="scenario.yaml", stored=False):
     """The non-empty documents of `text` for reading only (shared with later callers). `stored`: the
     text of a saved revision, which passed ``limits.check_text`` when it was saved, so it is not
     walked again (a draft's text is not checked when stored: read it without `stored`)."""
     global _latest
-    k = key(text)
+    k = engine.text_key(text)
     with _lock:
         if _latest[0] == k:
             return _latest[1]
@@ -90,7 +84,7 @@ def memo(name, text, compute):
     """compute(), once per text and name while among the MEMO_SIZE latest: what pages derive from a
     scenario's manifests (its node table, the quick-edit outline) without parsing it again when
     someone comes back to it. Shared: callers must not change what they get."""
-    k = (name, key(text))
+    k = (name, engine.text_key(text))
     with _lock:
         if k in _memo:
             _memo.move_to_end(k)
