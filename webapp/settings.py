@@ -159,7 +159,11 @@ def database_settings():
         "NAME": os.environ.get("SQLITE_PATH", str(DATA_DIR / "db.sqlite3")),
         # A file, not :memory:, so a worker subprocess can share the test database.
         "TEST": {"NAME": str(DATA_DIR / "test.sqlite3")},
-        "OPTIONS": {"timeout": 20},
+        # Parallel requests on one file: readers never wait for the writer (WAL), a writer waits its turn
+        # (busy timeout, seconds) instead of failing, and a transaction that will write takes the write lock
+        # when it begins (IMMEDIATE), so two of them can never deadlock upgrading a read lock.
+        "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE",
+                    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"},
     }
 
 
