@@ -47,24 +47,71 @@ def find(scenario, user):
     return Draft.objects.filter(scenario=scenario, author=user).select_related("base_revision").first()
 
 
-def set_text(draft, manifests, config=None):
-    """Store the text as typed (validity is shown, not enforced: a draft may be mid-edit)."""
-    draft.manifests = manifests
-    if config is not None:
-        draft.config = config
-    draft.edits = list(draft.edits) + [{"op": "text"}]
+def _store(draft, edit_list, undone):
+    draft.edits, draft.undone = edit_list, undone
     draft.updated_at = timezone.now()
     draft.save()
     return draft
+
+
+def set_text(draft, manifests, config=None):
+    """Store the text as typed (validity is shown, not enforced: a draft may be mid-edit). The text is an edit
+    of its own, holding the text; typing on right after typing replaces that edit instead of adding one."""
+    config = draft.config if config is None else config
+    if (manifests, config) == (draft.manifests, draft.config):
+        return draft
+    edit = {"op": "text", "manifests": manifests, "config": config}
+    kept = list(draft.edits)
+    if kept and kept[-1].get("op") == "text":
+        kept.pop()
+    draft.manifests, draft.config = manifests, config
+    return _store(draft, kept + [edit], [])
 
 
 def apply(draft, edit):
     """Apply one structured edit; raises edits.EditError / engine.ScenarioInvalid, draft unchanged."""
     draft.manifests = edits.apply_edit(draft.manifests, edit, draft.config)
-    draft.edits = list(draft.edits) + [edit]
-    draft.updated_at = timezone.now()
-    draft.save()
-    return draft
+    return _store(draft, list(draft.edits) + [edit], [])
+
+
+def replay(base, edit_list):
+    """(manifests, config) of a base revision with edits applied in order: a text edit replaces the text, any
+    other applies to the text as it then is."""
+    manifests, config = base.manifests, base.config
+    for edit in edit_list:
+        if edit.get("op") == "text":
+            if "manifests" in edit:  # (a text edit stored before they held their text changes nothing)
+                manifests, config = edit["manifests"], edit.get("config", config)
+        else:
+            manifests = edits.apply_edit(manifests, edit, config)
+    return manifests, config
+
+
+def undo(draft):
+    """Take the latest edit back (kept for redo): the text is the base with the edits before it. Returns the
+    edit undone, or None when there is none."""
+    if not draft.edits:
+        return None
+    kept, edit = list(draft.edits[:-1]), draft.edits[-1]
+    draft.manifests, draft.config = replay(draft.base_revision, kept)
+    _store(draft, kept, list(draft.undone) + [edit])
+    return edit
+
+
+def redo(draft):
+    """Apply the latest undone edit again. Returns it, or None when there is none."""
+    if not draft.undone:
+        return None
+    edit, undone = draft.undone[-1], list(draft.undone[:-1])
+    draft.manifests, draft.config = replay(draft.base_revision, list(draft.edits) + [edit])
+    _store(draft, list(draft.edits) + [edit], undone)
+    return edit
+
+
+def history(draft):
+    """[{"n", "text", "undone"}]: the edits as a person reads them, then the undone ones (the next redo first)."""
+    done = [{"n": i + 1, "text": edits.describe(e), "undone": False} for i, e in enumerate(draft.edits)]
+    return done + [{"n": None, "text": edits.describe(e), "undone": True} for e in reversed(draft.undone)]
 
 
 def run(draft, user, seed=0):
@@ -85,17 +132,34 @@ def save(draft, user, message=""):
 
 
 def rebase(draft):
-    """Keep the draft's text but base it on the current revision (after a stale save)."""
+    """Keep the draft's text but base it on the current revision (after a stale save): its edits become that
+    text, so that the new base with them is still the draft."""
     draft.base_revision = draft.scenario.head()
-    draft.save()
-    return draft
+    return _store(draft, [{"op": "text", "manifests": draft.manifests, "config": draft.config}], [])
+
+
+def run_if_changed(draft, user):
+    """The draft runs by itself: queue a run of its text unless its latest run is of this very text or the text
+    is not a valid scenario (the editor says why); and one of the base revision to compare with, if none.
+    Returns the draft's run queued, or None."""
+    mine, saved = latest_runs(draft)
+    if mine is not None and (mine.manifests, mine.config) == (draft.manifests, draft.config):
+        return None
+    if not summary(draft.manifests, draft.config)["ok"]:
+        return None
+    queued = run(draft, user)
+    if saved is None:
+        services.queue_run(draft.scenario, draft.base_revision, user=user)
+    return queued
 
 
 def describe(edit_list):
-    ops = [e.get("op", "?") for e in edit_list if isinstance(e, dict)]
-    if not ops:
+    """A revision message for a draft's edits: what they did, in a sentence or two."""
+    said = [edits.describe(e) for e in edit_list if isinstance(e, dict)]
+    said = [s for i, s in enumerate(said) if s not in said[:i]]  # (typing, saved several times, is one edit)
+    if not said:
         return "Draft"
-    return "Draft: " + ", ".join(ops[:8]) + (" …" if len(ops) > 8 else "")
+    return "; ".join(said[:4]) + (f"; and {len(said) - 4} more edits" if len(said) > 4 else "")
 
 
 def latest_runs(draft):

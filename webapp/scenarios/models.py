@@ -255,7 +255,8 @@ class Draft(models.Model):
     base_revision = models.ForeignKey(Revision, models.CASCADE, related_name="+")
     manifests = models.TextField()
     config = models.TextField(blank=True, default="")
-    edits = models.JSONField(default=list, blank=True)  # the structured edits applied, in order
+    edits = models.JSONField(default=list, blank=True)  # the edits applied to the base, in order (text ones hold it)
+    undone = models.JSONField(default=list, blank=True)  # edits undone, the latest last (redo takes it back)
     updated_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
