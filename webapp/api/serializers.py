@@ -59,9 +59,10 @@ class ScenarioSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Scenario
-        fields = ["id", "url", "name", "team", "team_name", "current_revision",
+        fields = ["id", "url", "name", "description", "team", "team_name", "current_revision",
                   "created_by", "created_at", "updated_at", "last_run"]
         read_only_fields = ["team", "current_revision", "created_at", "updated_at"]
+        extra_kwargs = {"description": {"required": False}}
 
     @extend_schema_field(RunSummarySerializer(allow_null=True))
     def get_last_run(self, scenario):

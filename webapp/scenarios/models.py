@@ -59,6 +59,7 @@ class ScenarioQuerySet(models.QuerySet):
 class Scenario(models.Model):
     team = models.ForeignKey(Team, models.PROTECT, related_name="scenarios")
     name = models.CharField(max_length=200)
+    description = models.TextField(blank=True, default="")  # what it shows and what to try first
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, related_name="+")
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
