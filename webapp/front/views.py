@@ -79,6 +79,9 @@ def show_warnings(request, form):
 
 def detail_context(request, scenario, form=None, stale=None):
     head = scenario.head()
+    new_link = request.session.pop("new_share_link", None)
+    if new_link and new_link.get("scenario") != scenario.pk:
+        new_link = None
     shown = limits.in_browser(head.manifests)
     found = head.summary
     if form is None:  # (a text too large for the page is replaced by uploading a file)
@@ -95,6 +98,7 @@ def detail_context(request, scenario, form=None, stale=None):
         "revisions": scenario.revisions.select_related("author").defer(*REVISION_TEXT)[:50],
         "runs": scenario.runs.select_related("revision", "created_by").defer(*RUN_TEXT)[:10],
         "share_links": scenario.share_links.filter(revoked_at__isnull=True),
+        "new_share_url": new_link and new_link["url"],
         **node_rows(request, found),
         "kinds": dict(found["counts"]),
         "load": head.summary["load"],
@@ -301,9 +305,9 @@ def shared_run(request, token, run_id):
 def share_link_create(request, pk):
     scenario = get_scenario(request, pk, Role.OWNER)
     link, token = services.create_share_link(scenario, request.user)
-    url = request.build_absolute_uri(f"/s/{token}/")
-    messages.success(request, f"Read-only link (shown once, copy it now): {url}")
-    return redirect("scenario-detail", pk=scenario.pk)
+    # shown once, in the Sharing section beside a copy button (only a hash of the token is kept)
+    request.session["new_share_link"] = {"scenario": scenario.pk, "url": request.build_absolute_uri(f"/s/{token}/")}
+    return redirect(reverse("scenario-detail", args=[scenario.pk]) + "#share-h")
 
 
 @login_required
