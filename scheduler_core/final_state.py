@@ -41,13 +41,16 @@ def workload_of(pod: Pod) -> str:
 
 
 def pod_info_json(pods: Iterable[Pod]) -> dict[str, dict]:
-    """pod key -> {labels, owner, workload, priority, boundBeforeRun} for every pod, and
+    """pod key -> {labels, owner, workload, priority, boundBeforeRun, requests (cpu in
+    millicores, memory in bytes, those requested)} for every pod, and
     ``gates`` (the scheduling gates' names) for a gated pod."""
     out = {}
     for p in pods:
         info = out[p.key] = {"labels": dict(p.labels), "owner": owner_of(p),
                              "workload": workload_of(p), "priority": p.priority or 0,
-                             "boundBeforeRun": bool(p.node_name)}
+                             "boundBeforeRun": bool(p.node_name),
+                             "requests": {r: p.requests[r] for r in ("cpu", "memory")
+                                          if p.requests.get(r)}}
         if p.scheduling_gates:
             info["gates"] = [getattr(g, "name", g) for g in p.scheduling_gates]
     return out

@@ -99,13 +99,14 @@ POD_INFO_CASES = [
     ("an owned pod's workload is its owner",
      make_pod("a").label("app", "x").owner("ReplicaSet", "rs").node("n1"),
      {"labels": {"app": "x"}, "owner": "ReplicaSet/rs", "workload": "ReplicaSet/rs",
-      "priority": 0, "boundBeforeRun": True}),
+      "priority": 0, "boundBeforeRun": True, "requests": {"cpu": 100}}),
     ("without an owner the app label names the workload",
      make_pod("b").label("app", "x").priority(7),
      {"labels": {"app": "x"}, "owner": "", "workload": "app=x", "priority": 7,
-      "boundBeforeRun": False}),
+      "boundBeforeRun": False, "requests": {"cpu": 100}}),
     ("without owner or app label the pod is its own workload", make_pod("c"),
-     {"labels": {}, "owner": "", "workload": "c", "priority": 0, "boundBeforeRun": False}),
+     {"labels": {}, "owner": "", "workload": "c", "priority": 0, "boundBeforeRun": False,
+      "requests": {"cpu": 100}}),
 ]
 
 

@@ -8,6 +8,8 @@ the chips; its domain totals are the engine's ("podsPerDomainAtStart" and each c
 
 import hashlib
 
+from .templatetags import units
+
 ZONE_KEY = "topology.kubernetes.io/zone"
 PREFERRED_KEYS = [ZONE_KEY, "kubernetes.io/hostname", "topology.kubernetes.io/region"]
 SHORT_KEYS = {ZONE_KEY: "zone", "kubernetes.io/hostname": "hostname", "topology.kubernetes.io/region": "region"}
@@ -570,16 +572,12 @@ def nominations(result, step=None):
 
 
 def quantity(resource, value):
-    if value is None:
-        return "—"
+    """An engine amount (cpu in millicores, memory in bytes) as people read it."""
     if resource == "cpu":
-        return f"{value / 1000:g}" if value % 1000 == 0 else f"{value}m"
+        return units.cores(value)
     if resource == "memory":
-        for unit, size in (("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)):
-            if value >= size:
-                return f"{value / size:.1f}{unit}".replace(".0" + unit, unit)
-        return str(value)
-    return str(value)
+        return units.memory(value)
+    return "—" if value is None else str(value)
 
 
 def node_bars(node):
@@ -612,6 +610,10 @@ def node_view(result, name, meta=None):
         "name": name, "labels": sorted((node.get("labels") or {}).items()),
         "taints": [taint_text(t) for t in node.get("taints") or []], "cordoned": bool(node.get("unschedulable")),
         "bars": node_bars(node), "chips": [chip(p, meta) for p in node.get("pods", [])],
+        "pods": [{**chip(p, meta), "priority": ((meta or {}).get(p) or {}).get("priority"),
+                  "cpu": quantity("cpu", (((meta or {}).get(p) or {}).get("requests") or {}).get("cpu", 0)),
+                  "memory": quantity("memory", (((meta or {}).get(p) or {}).get("requests") or {}).get("memory", 0))}
+                 for p in node.get("pods", [])],
         "nominated": nominated.get(name, []),
         "evicted_here": [e["pod"] for e in result.get("events", [])
                          if e.get("reason") == "Preempted" and e.get("node") == name],

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import scheduler_core
 from scheduler_core.workloads import MAX_PODS  # noqa: F401 - the quick edit's bound on replicas
+from scheduler_core.k8s.quantity import QuantityError, parse_quantity
 from scheduler_core.scenario_io import parse_fast as _engine_parse_fast
 from .manifests import limits
 
@@ -274,6 +275,14 @@ def simulate(manifests, config="", seed=0, detail="failed"):
              len(scenario.nodes), len(scenario.pods), (loaded - started) * 1000,
              (time.perf_counter() - loaded) * 1000)
     return result
+
+
+def quantity(text):
+    """The exact value of a Kubernetes quantity as written ("1500m", "4Gi"), or None when it is none."""
+    try:
+        return parse_quantity(text)
+    except QuantityError:
+        return None
 
 
 def run_filter(manifests, config, pod):
