@@ -355,6 +355,44 @@ def final_spread_view(entry):
             "workloads": entry.get("workloads") or []}
 
 
+def pending_groups(result, meta=None):
+    """The pods the run left unscheduled, grouped by the engine's message (most pods first): each group with
+    its pods, the message, and the causes read from the explanation of its first explained pod (the root
+    cause first: a minDomains that forces the global minimum to 0, then each domain a constraint rejects)."""
+    explained = explanations(result)
+    groups = {}
+    for row in result.get("pods", []):
+        if row.get("outcome") == "Scheduled" or row.get("node"):
+            continue
+        message = row.get("message") or ("Held back by scheduling gates until they are removed."
+                                         if row.get("outcome") == "Gated" else "Not scheduled.")
+        group = groups.setdefault(message, {"message": message, "outcome": row.get("outcome"), "pods": [],
+                                            "nominated": set(), "causes": []})
+        group["pods"].append(row["pod"])
+        if row.get("nominatedNode"):
+            group["nominated"].add(row["nominatedNode"])
+    for group in groups.values():
+        first = next((p for p in group["pods"] if spread_of(explained.get(p) or {}).get("constraints")), None)
+        roots, others = [], []
+        for constraint in spread_of(explained.get(first) or {}).get("constraints") or []:
+            sentence = min_domains_sentence(constraint)
+            if sentence:
+                roots.append(f"{constraint.get('topologyKey')}: {sentence}")
+            others += spread_sentences(constraint, result)
+        group["causes"] = list(dict.fromkeys(roots + others))
+        group["explained_pod"] = first
+        group["nominated"] = sorted(group["nominated"])
+        group["priority"] = sorted({((meta or {}).get(p) or {}).get("priority", 0) for p in group["pods"]})
+    return sorted(groups.values(), key=lambda g: (-len(g["pods"]), g["message"]))
+
+
+def preempted(result, meta=None):
+    """[{pod, priority, node, preemptor, cycle}] of every pod the run evicted, as its Preempted event says."""
+    return [{"pod": e["pod"], "priority": ((meta or {}).get(e["pod"]) or {}).get("priority"), "node": e.get("node"),
+             "preemptor": e.get("preemptor"), "cycle": e.get("cycle")}
+            for e in result.get("events", []) if e.get("reason") == "Preempted"]
+
+
 def min_domains_sentence(constraint):
     if not constraint.get("minDomainsForcedZero"):
         return ""

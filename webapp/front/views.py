@@ -10,6 +10,7 @@ from django.utils import timezone
 from django_htmx.http import HttpResponseClientRedirect
 from django.views.decorators.http import require_POST, require_safe
 from webapp.scenarios.manifests import summary
+from . import results
 from webapp.scenarios import activity, engine, pod_updates, services
 from webapp.scenarios.manifests import limits
 from webapp.scenarios.forms import RevisionForm, RunForm, ScenarioCreateForm, TokenForm
@@ -211,6 +212,7 @@ RUN_PAGE_ROWS = 1000
 
 def run_context(run, poll_url, shared=False, show_all=False):
     result = run.result or {}
+    meta = result.get("podInfo") or {}
     pods = result.get("pods", [])
     placed = {}
     for row in pods:
@@ -224,6 +226,7 @@ def run_context(run, poll_url, shared=False, show_all=False):
     for row in pods:
         outcomes[row.get("outcome")] = outcomes.get(row.get("outcome"), 0) + 1
     events = result.get("events", [])
+    nominated = {e["pod"]: e.get("node") for e in events if e.get("reason") == "Nominated"}  # the latest
     shown_pods, shown_events, shown_nodes = pods, events, nodes
     if not show_all:
         if len(pods) > RUN_PAGE_ROWS:  # the pods a what-if is about first: those not scheduled
@@ -232,23 +235,18 @@ def run_context(run, poll_url, shared=False, show_all=False):
             shown_pods = shown_pods[:RUN_PAGE_ROWS]
         shown_events, shown_nodes = events[:RUN_PAGE_ROWS], nodes[:RUN_PAGE_ROWS]
     return {
-        "run": run, "poll_url": poll_url, "shared": shared, "pods": shown_pods, "nodes": shown_nodes,
+        "run": run, "poll_url": poll_url, "shared": shared, "nodes": shown_nodes,
+        "pods": [dict(r, priority=(meta.get(r["pod"]) or {}).get("priority"), was_nominated=nominated.get(r["pod"]))
+                 for r in shown_pods],
         "outcomes": sorted(outcomes.items()),
-        "failed_scheduling": failed_scheduling(result),
+        "pending_groups": results.pending_groups(result, meta),
+        "preempted": results.preempted(result, meta),
         "events": shown_events,
         "evicted": result.get("evicted", []),
         "ignored": result.get("ignored", []),
         "totals": {"pods": len(pods), "events": len(events), "nodes": len(found["nodes"])},
         "capped": len(shown_pods) < len(pods) or len(shown_events) < len(events) or len(shown_nodes) < len(found["nodes"]),
     }
-
-
-def failed_scheduling(result):
-    """FailedScheduling events as the engine recorded them, else each pending pod's last message."""
-    events = [e for e in result.get("events", []) if e.get("reason") == "FailedScheduling"]
-    if events:
-        return [{"pod": e.get("pod"), "message": e.get("message")} for e in events]
-    return [row for row in result.get("pods", []) if row.get("message")]
 
 
 def render_run(request, run, poll_url, page_context):

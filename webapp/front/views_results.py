@@ -127,6 +127,10 @@ def run_pod(request, run_id, namespace, name, token=None):
     meta = metadata(run)
     context = {"run": run, "scenario": scenario, "x": explanation, "chip": results.chip(pod, meta),
                "gates": (meta.get(pod) or {}).get("gates") or [], "namespace": namespace, "name": name,
+               "priority": (meta.get(pod) or {}).get("priority"),
+               "requests": {r: results.quantity(r, v) for r, v in ((meta.get(pod) or {}).get("requests") or {}).items()},
+               "outcome": next((r for r in result.get("pods", []) if r["pod"] == pod), {}),
+               "preempted_by_this": [e for e in results.preempted(result, meta) if e["preemptor"] == pod],
                "explaining": state in (Run.Status.QUEUED, Run.Status.RUNNING), "explain_error": error,
                "not_computed": state == explanations.NOT_COMPUTED,
                **share_context(token)}
