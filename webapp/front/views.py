@@ -67,7 +67,13 @@ def scenario_create(request):
             team=data["team"], name=data["name"], manifests=data["manifests"], config=data["config"],
             author=request.user, message=data["message"] or "Created",
         )
-        messages.success(request, f"Scenario “{scenario.name}” created.")
+        read = scenario.head().summary.get("load") or {}
+        counted = ", ".join(f"{n} {kind}" for kind, n in sorted((read.get("read") or {}).items()))
+        ignored = sum(i.get("count", 0) for i in read.get("ignored") or [])
+        source = f" from {form.uploaded}" if getattr(form, "uploaded", None) else ""
+        messages.success(request, f"Scenario “{scenario.name}” created{source}: read {counted or 'nothing'}"
+                                  + (f"; {ignored} object{'s' if ignored != 1 else ''} ignored (see Cluster below)"
+                                     if ignored else "") + ".")
         show_warnings(request, form)
         return redirect("scenario-detail", pk=scenario.pk)
     return render(request, "front/scenario_create.html", {"form": form})
