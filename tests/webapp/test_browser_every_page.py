@@ -68,6 +68,7 @@ def every_page(settings):
         "compare": f"/scenarios/{md.pk}/compare/?a={md_run.pk}&b={draft_run.pk}",
         "run": f"/runs/{md_run.pk}/", "run-topology": f"/runs/{md_run.pk}/topology/",
         "run-topology-step": f"/runs/{md_run.pk}/topology/?step=3", "run-nodes": f"/runs/{md_run.pk}/nodes/",
+        "run-nodes-by-zone": f"/runs/{md_run.pk}/nodes/?group=topology.kubernetes.io/zone",
         "run-node": f"/runs/{md_run.pk}/nodes/{node}/", "run-pod": f"/runs/{md_run.pk}/pod/{pending}/",
         "run-timeline": f"/runs/{md_run.pk}/timeline/", "preemption-run": f"/runs/{pre_run.pk}/",
         "preempted-pod": f"/runs/{pre_run.pk}/pod/{victim}/",
