@@ -55,3 +55,40 @@ class RunAnswerTests(BaseTestCase):
         self.assertIn("<dt>Cpu request</dt><dd>1 core</dd>", facts)
         self.assertRegex(facts, r'<dt>Preempted</dt><dd><a href="/runs/\d+/pod/default/batch-[^"]+">default/batch-'
                                 r'[^<]+</a> \(priority 100\) on node-a</dd>')
+
+
+class SmallestFixTests(BaseTestCase):
+    def test_the_smallest_fix_is_found_by_running_each_candidate_and_applied_in_one_click(self):
+        from unittest import mock
+
+        from webapp.scenarios.models import Draft, Sweep
+
+        scenario = services.create_scenario(team=self.team, name="md", author=self.owner,
+                                            manifests=(EXAMPLES_DIR / "min-domains.yaml").read_text())
+        run = Run.objects.create(scenario=scenario, revision=scenario.head(), created_by=self.owner)
+        tasks.execute_run(run.pk)
+        self.client.force_login(self.editor)
+        page = self.client.get(f"/runs/{run.pk}/").content.decode()
+        self.assertIn("Find the smallest fix", page)
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"), \
+                self.captureOnCommitCallbacks(execute=True):
+            r = self.client.post(f"/runs/{run.pk}/fixes/")
+        self.assertRedirects(r, f"/runs/{run.pk}/#fixes", fetch_redirect_response=False)
+        sweep = Sweep.objects.get(spec__type="fixes")
+        labels = list(sweep.runs.order_by("id").values_list("label", flat=True))
+        ref = "ReplicaSet/default/api-5b7d9c8f4"
+        self.assertEqual(labels[:3], [f"maxSkew 3 on {ref}", f"minDomains 3 on {ref}", f"maxSkew 4 on {ref}"])
+        self.assertContains(self.client.get(f"/runs/{run.pk}/fixes/"), "Checking")
+        for cell in sweep.runs.all():
+            tasks.execute_run(cell.pk)
+        panel = html.unescape(self.client.get(f"/runs/{run.pk}/fixes/").content.decode())
+        # maxSkew 3 still leaves a pod pending (3 zones of at most 0 + 3); minDomains 3 schedules all ten
+        self.assertIn(f"Smallest change that schedules every pod: minDomains 3 on {ref}", panel)
+        rows = dict(re.findall(r'<th scope="row"><a href="/runs/\d+/">([^<]+)</a></th>\s*'
+                               r'<td data-label="Pods left pending">(\d+)</td>', panel))
+        self.assertEqual((rows[f"maxSkew 3 on {ref}"], rows[f"minDomains 3 on {ref}"]), ("1", "0"))
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
+            r = self.client.post(f"/scenarios/{scenario.pk}/draft/edit/",
+                                 dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', panel)))
+        self.assertRedirects(r, f"/scenarios/{scenario.pk}/draft/", fetch_redirect_response=False)
+        self.assertIn("minDomains: 3", Draft.objects.get(scenario=scenario).manifests)

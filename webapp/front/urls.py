@@ -22,6 +22,7 @@ urlpatterns = [
     path("scenarios/<int:pk>/pods/<str:namespace>/<str:name>/update/", pod_updates.pod_update, name="pod-update"),
     path("scenarios/<int:pk>/pod-updates/<int:attempt_id>/", pod_updates.pod_update_attempt, name="pod-update-attempt"),
     path("runs/<int:run_id>/", views.run_detail, name="run-detail"),
+    path("runs/<int:run_id>/fixes/", views.run_fixes, name="run-fixes"),
     path("runs/<int:run_id>/topology/", views_results.run_topology, name="run-topology"),
     path("runs/<int:run_id>/nodes/", views_results.run_nodes, name="run-nodes"),
     path("runs/<int:run_id>/nodes/<str:name>/", views_results.run_node, name="run-node"),

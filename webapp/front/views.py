@@ -11,10 +11,10 @@ from django_htmx.http import HttpResponseClientRedirect
 from django.views.decorators.http import require_POST, require_safe
 from webapp.scenarios.manifests import summary
 from . import results
-from webapp.scenarios import activity, engine, pod_updates, services
+from webapp.scenarios import activity, engine, fixes, pod_updates, services, sweeps
 from webapp.scenarios.manifests import limits
 from webapp.scenarios.forms import RevisionForm, RunForm, ScenarioCreateForm, TokenForm
-from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink
+from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink, Sweep
 
 from .sharing import share_context, shared_scenario_or_404
 
@@ -67,7 +67,13 @@ def scenario_create(request):
             team=data["team"], name=data["name"], manifests=data["manifests"], config=data["config"],
             author=request.user, message=data["message"] or "Created",
         )
-        messages.success(request, f"Scenario “{scenario.name}” created.")
+        read = scenario.head().summary.get("load") or {}
+        counted = ", ".join(f"{n} {kind}" for kind, n in sorted((read.get("read") or {}).items()))
+        ignored = sum(i.get("count", 0) for i in read.get("ignored") or [])
+        source = f" from {form.uploaded}" if getattr(form, "uploaded", None) else ""
+        messages.success(request, f"Scenario “{scenario.name}” created{source}: read {counted or 'nothing'}"
+                                  + (f"; {ignored} object{'s' if ignored != 1 else ''} ignored (see Cluster below)"
+                                     if ignored else "") + ".")
         show_warnings(request, form)
         return redirect("scenario-detail", pk=scenario.pk)
     return render(request, "front/scenario_create.html", {"form": form})
@@ -263,7 +269,34 @@ def run_detail(request, run_id):
     run = get_object_or_404(Run.objects.select_related("revision", "scenario__team", "created_by")
                             .defer("revision__manifests"), pk=run_id)
     scenario = get_scenario(request, run.scenario_id)
-    return render_run(request, run, request.path, {"scenario": scenario})
+    return render_run(request, run, request.path, {"scenario": scenario,
+                                                   **fixes_context(run, scenario, request.user)})
+
+
+def fixes_context(run, scenario, user):
+    """The run's check of candidate fixes (a "fixes" sweep), if one was started, and whether one may be."""
+    sweep = Sweep.objects.filter(scenario=scenario, spec__type="fixes", spec__run=run.pk).order_by("-id").first()
+    rows, best = fixes.outcome(sweep) if sweep else ([], None)
+    pending = any(not r.get("node") and r.get("outcome") == "Unschedulable" for r in (run.result or {}).get("pods", []))
+    return {"fixes_sweep": sweep, "fix_rows": rows, "best_fix": best,
+            "fixes_running": any(r["status"] in ("queued", "running") for r in rows),
+            "can_check_fixes": pending and run.source == Run.Source.REVISION and user is not None
+            and scenario.allows(user, Role.EDITOR)}
+
+
+@login_required
+def run_fixes(request, run_id):
+    """GET: the fixes panel (polled while its runs are unfinished); POST: start checking the candidate fixes."""
+    run = get_object_or_404(Run.objects.select_related("revision", "scenario"), pk=run_id)
+    scenario = get_scenario(request, run.scenario_id, Role.EDITOR if request.method == "POST" else Role.VIEWER)
+    if request.method == "POST":
+        try:
+            sweeps.start(scenario, run.revision, {"type": "fixes", "run": run.pk}, request.user)
+        except (sweeps.SweepInvalid, engine.ScenarioInvalid) as e:
+            messages.error(request, f"Nothing to check: {e}")
+        return redirect(reverse("run-detail", args=[run.pk]) + "#fixes")
+    return render(request, "front/_fixes.html", {"run": run, "scenario": scenario,
+                                                 **fixes_context(run, scenario, request.user)})
 
 
 @require_safe

@@ -207,11 +207,11 @@ def parse_fast(text, keep=False, shared=True):
     return docs
 
 
-def _load(manifests, config=""):
+def _load(manifests, config="", manifests_file=SCENARIO_FILE):
     if not manifests.strip():
-        raise ScenarioInvalid(f"{SCENARIO_FILE}: no Kubernetes objects found")
+        raise ScenarioInvalid(f"{manifests_file}: no Kubernetes objects found")
     parsed = None
-    for text, filename, which in ((manifests, SCENARIO_FILE, "manifests"), (config or "", CONFIG_FILE, "config")):
+    for text, filename, which in ((manifests, manifests_file, "manifests"), (config or "", CONFIG_FILE, "config")):
         try:
             # size and nesting, before a parser can choke on them
             docs = limits.check_text(text, filename, parse_fast) if text else limits.check_text(text, filename)
@@ -221,7 +221,7 @@ def _load(manifests, config=""):
             parsed = docs
     try:
         return scheduler_core.load_scenario(
-            manifests, filename=SCENARIO_FILE, config_text=config or None, parsed=parsed)
+            manifests, filename=manifests_file, config_text=config or None, parsed=parsed)
     except scheduler_core.ScenarioError as e:
         raise ScenarioInvalid(
             str(e), object=e.object or "", field=e.field or "",
@@ -240,9 +240,16 @@ def warm():
     kernels.warm()
 
 
-def validate(manifests, config=""):
-    """Check a scenario before it is saved; returns the engine's warnings."""
-    return list(load(manifests, config).warnings)
+def validate(manifests, config="", filename=SCENARIO_FILE):
+    """Check a scenario before it is saved; returns the engine's warnings. `filename`: the file the text came
+    from (an upload), which an error then names (with its line, where the engine gives one)."""
+    try:
+        return list(load(manifests, config).warnings)
+    except ScenarioInvalid:
+        if filename == SCENARIO_FILE:
+            raise
+    _load(manifests, config, filename)  # raises again, naming the file
+    return []
 
 
 def load_summary(manifests, config=""):

@@ -2,7 +2,7 @@
 
 from django.db import transaction
 
-from . import activity, services
+from . import activity, fixes, services
 from .manifests import edits
 from .models import Run, Sweep
 
@@ -76,6 +76,13 @@ def cells(revision, spec):
         _bound(len(zones))
         return [(f"without {key}={z}", {"removed_zone": z}, [{"op": "remove_zone", "zone": z, "key": key}])
                 for z in zones]
+    if kind == "fixes":  # the candidate fixes of a run's pending pods (fixes.py)
+        run = revision.runs.filter(pk=spec.get("run"), status=Run.Status.SUCCEEDED).first()
+        found = fixes.candidates(run.result, revision.manifests) if run else []
+        if not found:
+            raise SweepInvalid("no change of the pods' own spread constraints or of cordoned nodes to try",
+                               object="sweep", field="run")
+        return [(label, {"edit": edit}, [edit]) for label, edit in found]
     raise SweepInvalid("type must be \"skew\" (maxSkew × minDomains) or \"zones\" (remove each zone)",
                        object="sweep", field="type")
 
