@@ -97,16 +97,10 @@ class Scheduler:
         """findNodesThatFitPod: PreFilter, the nominated node first, then the rest."""
         diagnosis = Diagnosis()
         all_nodes = snapshot.list()
-        pre_res, s, unsched_plugins = fwk.run_pre_filter_plugins(state, pod)
-        diagnosis.unschedulable_plugins = set(unsched_plugins)
-        if not s.is_success():
-            if not s.is_rejected():
-                raise SchedulingError(s)
-            diagnosis.absent_nodes_status = s
-            diagnosis.pre_filter_msg = s.message()
-            _add_plugin_status(diagnosis, s)
+        pre_res, unsched_plugins, rejected = run_pre_filter_step(fwk, state, pod, diagnosis)
+        if rejected is not None:
             for ni in all_nodes:
-                record.filter[ni.name] = s
+                record.filter[ni.name] = rejected
             return [], diagnosis
         if pod.nominated_node_name:
             feasible = self._evaluate_nominated_node(fwk, state, pod, snapshot, diagnosis, record)
@@ -115,9 +109,7 @@ class Scheduler:
         nodes = all_nodes
         if pre_res is not None and not pre_res.all_nodes():
             nodes = [snapshot.node_info_map[n] for n in _ordered(pre_res.node_names, snapshot)]
-            absent = Status(Code.UnschedulableAndUnresolvable, (
-                f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(unsched_plugins))}]",))
-            diagnosis.absent_nodes_status = absent
+            absent = diagnosis.absent_nodes_status = absent_status(unsched_plugins)
             for ni in all_nodes:
                 if ni.name not in pre_res.node_names:
                     record.filter[ni.name] = absent
@@ -190,9 +182,34 @@ class Scheduler:
         (in evaluation order), the same uniform choice with one draw per cycle."""
         best = max(s.total for s in scores)
         ties = [s for s in scores if s.total == best]
-        if len(ties) == 1:
-            return ties[0].name
-        return ties[self.rng.randrange(len(ties))].name
+        return ties[self.draw(len(ties))].name
+
+    def draw(self, ties: int) -> int:
+        """Which of ``ties`` tied nodes selectHost takes: no draw for a single one (both
+        cycles call this, so they consume the generator alike)."""
+        return 0 if ties == 1 else self.rng.randrange(ties)
+
+
+def run_pre_filter_step(fwk, state: CycleState, pod: Pod, diagnosis: Diagnosis):
+    """findNodesThatFitPod's PreFilter step, shared by both cycles: (PreFilterResult, the
+    plugins that rejected, the rejecting Status or None). A rejection is recorded in the
+    diagnosis (it applies to every node); any other failure raises SchedulingError."""
+    pre_res, s, unsched = fwk.run_pre_filter_plugins(state, pod)
+    diagnosis.unschedulable_plugins = set(unsched)
+    if s.is_success():
+        return pre_res, unsched, None
+    if not s.is_rejected():
+        raise SchedulingError(s)
+    diagnosis.absent_nodes_status = s
+    diagnosis.pre_filter_msg = s.message()
+    _add_plugin_status(diagnosis, s)
+    return pre_res, unsched, s
+
+
+def absent_status(unsched_plugins) -> Status:
+    """The status of the nodes a PreFilterResult leaves out."""
+    return Status(Code.UnschedulableAndUnresolvable, (
+        f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(unsched_plugins))}]",))
 
 
 def _add_plugin_status(d: Diagnosis, st: Status) -> None:

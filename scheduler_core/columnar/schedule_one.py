@@ -22,7 +22,7 @@ from ..framework.runtime import Nominator
 from ..framework.types import PodInfo
 from ..k8s.types import Pod
 from ..schedule_one import (ScheduleResult, Scheduler, SchedulingError, _add_plugin_status,
-                            num_feasible_nodes_to_find)
+                            absent_status, num_feasible_nodes_to_find, run_pre_filter_step)
 from . import kernels
 from .context import Context
 from .runtime import ColumnarFramework, FilterResult, ScoreError
@@ -104,15 +104,9 @@ class ColumnarScheduler:
         if table.n == 0:
             raise SchedulingError(Status(Code.Error, (ERR_NO_NODES_AVAILABLE,)))
         diagnosis = Diagnosis()
-        pre_res, s, unsched = fwk.run_pre_filter_plugins(state, pod)
-        diagnosis.unschedulable_plugins = set(unsched)
-        if not s.is_success():
-            if not s.is_rejected():
-                raise SchedulingError(s)
-            diagnosis.absent_nodes_status = s
-            diagnosis.pre_filter_msg = s.message()
-            _add_plugin_status(diagnosis, s)
-            record.pre_filter_status = s
+        pre_res, unsched, rejected = run_pre_filter_step(fwk, state, pod, diagnosis)
+        if rejected is not None:
+            record.pre_filter_status = rejected
             raise FitError(pod, table.n, diagnosis)
         fr = fwk.run_filters(state, pod) if fwk.has_filter_plugins() else None
         if fr is not None:
@@ -136,9 +130,7 @@ class ColumnarScheduler:
         if pre_res is not None and not pre_res.all_nodes():
             inside = np.array([name in pre_res.node_names for name in table.names], bool)
             subset = inside.nonzero()[0]
-            absent = Status(Code.UnschedulableAndUnresolvable, (
-                f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(unsched))}]",))
-            diagnosis.absent_nodes_status = absent
+            absent = diagnosis.absent_nodes_status = absent_status(unsched)
             record.absent = (absent, (~inside).nonzero()[0])
         feasible, n_failed, failed_of = self._pass_filters(fwk, fr, subset)
         extra = nominated_failed is not None and nominated_failed not in failed_of
@@ -231,9 +223,7 @@ class ColumnarScheduler:
     def _select(self, totals: np.ndarray) -> int:
         """selectHost: the highest total; one draw among the tied (see schedule_one.py)."""
         ties = (totals == _MAX(totals)).nonzero()[0]
-        if len(ties) == 1:
-            return int(ties[0])
-        return int(ties[self.scheduler.rng.randrange(len(ties))])
+        return int(ties[self.scheduler.draw(len(ties))])
 
     def _nominated_pods(self, fr: FilterResult, pod: Pod) -> None:
         """Nodes with nominated pods of at least the pod's priority (itself excluded);
