@@ -244,12 +244,26 @@ def validate(manifests, config="", filename=SCENARIO_FILE):
     """Check a scenario before it is saved; returns the engine's warnings. `filename`: the file the text came
     from (an upload), which an error then names (with its line, where the engine gives one)."""
     try:
-        return list(load(manifests, config).warnings)
+        scenario = load(manifests, config)
     except ScenarioInvalid:
         if filename == SCENARIO_FILE:
             raise
-    _load(manifests, config, filename)  # raises again, naming the file
-    return []
+        _load(manifests, config, filename)  # raises again, naming the file
+        return []
+    check_size(scenario, filename)
+    return list(scenario.warnings)
+
+
+def check_size(scenario, filename=SCENARIO_FILE):
+    """Refuse a scenario with more nodes than SCENARIO_MAX_NODES or pods than SCENARIO_MAX_PODS."""
+    from django.conf import settings
+
+    for what, count, limit in (("nodes", len(scenario.nodes), settings.SCENARIO_MAX_NODES),
+                               ("pods", len(scenario.pods), settings.SCENARIO_MAX_PODS)):
+        if limit is not None and count > limit:
+            noun = what if count != 1 else what[:-1]
+            raise ScenarioInvalid(f"{filename}: the scenario has {count:,} {noun}; the limit is {limit:,} "
+                                  f"(SCENARIO_MAX_{what.upper()}).")
 
 
 def load_summary(manifests, config=""):

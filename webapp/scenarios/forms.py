@@ -1,6 +1,7 @@
 from django import forms
+from django.conf import settings
 
-from . import engine
+from . import engine, gzipped
 from .manifests import limits
 from .models import Membership, Team
 
@@ -17,7 +18,11 @@ class ManifestsMixin:
         if upload:
             filename = upload.name or engine.SCENARIO_FILE
             try:  # as kubectl reads files: a UTF-8 or UTF-16 byte-order mark is honoured
-                cleaned["manifests"] = normalize(engine.decode(upload.read(), filename))
+                data = gzipped.read_upload(upload, settings.MANIFEST_MAX_BYTES, "MANIFEST_MAX_BYTES")
+                cleaned["manifests"] = normalize(engine.decode(data, filename))
+            except gzipped.GzipError as e:
+                self.add_error("upload", str(e))
+                return cleaned
             except engine.ScenarioInvalid:
                 self.add_error("upload", f"{filename} is not UTF-8 text (nor UTF-16 with a byte-order mark).")
                 return cleaned

@@ -18,6 +18,7 @@ import sys
 import pytest
 import yaml
 from django.conf import settings
+from django.test import override_settings
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
@@ -222,6 +223,7 @@ class LimitsTestCase(BaseTestCase):
         self.assertContains(r, "nesting deeper than 50 levels", status_code=r.status_code)
         self.assertEqual(Revision.objects.count(), 1)
 
+    @override_settings(MAX_REQUEST_BYTES=40 * 1024 * 1024)  # the default is sized for 150,000 pods
     def test_it_answers_413_to_a_50_mb_body_naming_the_limit(self):
         body = b'{"manifests": "' + b"x" * (50 * 1024 * 1024) + b'"}'
         r = self.api(self.editor).post("/api/scenarios/", data=body, content_type="application/json")
@@ -236,6 +238,7 @@ class LimitsTestCase(BaseTestCase):
         self.assertIn(b"MAX_REQUEST_BYTES", r.content)
         self.assertEqual(Scenario.objects.count(), 1)
 
+    @override_settings(MANIFEST_MAX_BYTES=32 * 1024 * 1024)
     def test_it_refuses_manifests_over_the_manifest_limit_with_400(self):
         big = SMALL + "# " + "x" * (settings.MANIFEST_MAX_BYTES + 10) + "\n"
         r = self.post_manifests(big)
