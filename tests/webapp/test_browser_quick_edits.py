@@ -24,21 +24,24 @@ def test_it_sets_a_priority_and_removes_a_constraint(page, live_server, celery_w
     page.goto(f"{live_server.url}/scenarios/{scenario.pk}/draft/")
 
     # Typed but not stored: the quick edit below must not throw it away.
-    editor = page.get_by_label("Manifests")
-    editor.fill(editor.input_value().replace("instance-type: m5.xlarge", "instance-type: m6i.xlarge", 1))
+    page.evaluate("""() => {  // a change in the code editor, as typing makes one
+        const view = document.getElementById("id_draft_manifests").codeEditor;
+        const at = view.state.doc.toString().indexOf("m5.xlarge");
+        view.dispatch({changes: {from: at, to: at + 2, insert: "m6i"}});
+    }""")
 
     priority = page.locator("form", has=page.get_by_role("heading", name="Priority"))
     priority.get_by_label("Pod or workload").select_option("ReplicaSet/default/api-5b7d9c8f4")
     priority.get_by_label("PriorityClass").select_option("system-cluster-critical")
     priority.get_by_role("button", name="Set priority").click()
     page.get_by_text("Applied: Priority of ReplicaSet/default/api-5b7d9c8f4 set to system-cluster-critical.").wait_for()
-    text = page.get_by_label("Manifests").input_value()
+    text = page.locator("#id_draft_manifests").input_value()
     assert "priorityClassName: system-cluster-critical" in text
     assert "instance-type: m6i.xlarge" in text
 
     page.get_by_role("button", name="Remove constraint 0 of ReplicaSet/default/api-5b7d9c8f4").click()
     page.get_by_text("Applied: Removed spread constraint 0 of ReplicaSet/default/api-5b7d9c8f4.").wait_for()
-    assert "topologySpreadConstraints" not in page.get_by_label("Manifests").input_value()
+    assert "topologySpreadConstraints" not in page.locator("#id_draft_manifests").input_value()
     assert page.get_by_role("button", name="Remove constraint 0 of ReplicaSet/default/api-5b7d9c8f4").count() == 0
     assert [e["op"] for e in Draft.objects.get().edits] == ["text", "set_priority", "remove_spread"]
     assert page.locator("#edit-count").inner_text() == "3 edits"  # the page head follows the swapped body
