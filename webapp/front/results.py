@@ -424,6 +424,7 @@ def explanation(result, pod):
     return {
         "pod": pod, "outcome": row.get("outcome", explained.get("result", "")), "node": row.get("node"),
         "nominatedNode": row.get("nominatedNode"),
+        "priority": ((result.get("podInfo") or {}).get(pod) or {}).get("priority"),
         "message": row.get("message") or (history[-1].get("message") if history else "") or "",
         "cycle": explained.get("cycle") or (history[-1].get("cycle") if history else None),
         "attempts": len(history),

@@ -227,6 +227,8 @@ def run_context(run, poll_url, shared=False, show_all=False):
             shown_pods += [r for r in pods if r.get("outcome") == "Scheduled"][:max(RUN_PAGE_ROWS - len(shown_pods), 0)]
             shown_pods = shown_pods[:RUN_PAGE_ROWS]
         shown_events, shown_nodes = events[:RUN_PAGE_ROWS], nodes[:RUN_PAGE_ROWS]
+    info = result.get("podInfo") or {}  # each pod's priority as the engine resolved it
+    shown_pods = [dict(r, priority=(info.get(r.get("pod")) or {}).get("priority")) for r in shown_pods]
     return {
         "run": run, "poll_url": poll_url, "shared": shared, "pods": shown_pods, "nodes": shown_nodes,
         "outcomes": sorted(outcomes.items()),
