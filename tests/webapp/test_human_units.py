@@ -1,43 +1,37 @@
-"""The nodes table shows cpu and memory in units a person reads (cores, millicores, GiB, MiB),
-never the raw quantity, and says which pod column is the node's capacity and which the bound pods."""
+"""CPU and memory read as people read them, and a node page that lists each pod's requests and priority."""
 
 import re
 
-from webapp.scenarios import services
+from webapp.scenarios import services, tasks
+from webapp.scenarios.management.commands.load_examples import EXAMPLES_DIR
+from webapp.scenarios.models import Run
 
 from .base import BaseTestCase
 
-NODES = """\
-- apiVersion: v1
-  kind: Node
-  metadata:
-    name: {name}
-    labels: {{topology.kubernetes.io/zone: z1}}
-  status:
-    allocatable: {{cpu: "{cpu}", memory: "{memory}", pods: "58"}}
-"""
 
-# (node, allocatable cpu, allocatable memory, cpu cell, memory cell)
-CASES = [
-    ("big", "4", "15136776Ki", "4 cores", "14.4 GiB"),
-    ("half", "500m", "512Mi", "500 millicores", "512 MiB"),
-    ("one", "1", "8Gi", "1 core", "8 GiB"),
-    ("odd", "1500m", "1000M", "1.5 cores", "953.7 MiB"),
-]
+class HumanUnitsTests(BaseTestCase):
+    def setUp(self):
+        self.client.force_login(self.owner)
+        self.preemption = services.create_scenario(team=self.team, name="Preemption", author=self.owner,
+                                                   manifests=(EXAMPLES_DIR / "preemption.yaml").read_text())
 
-
-class NodeTableUnitsTests(BaseTestCase):
-    def test_cpu_and_memory_in_human_units_and_pod_columns_named(self):
-        text = "apiVersion: v1\nkind: List\nitems:\n" + "".join(NODES.format(name=n, cpu=c, memory=m) for n, c, m, _, _ in CASES)
-        scenario = services.create_scenario(team=self.team, name="units", manifests=text, author=self.owner)
-        self.client.force_login(self.viewer)
-        page = self.client.get(f"/scenarios/{scenario.pk}/").content.decode()
-        for name, _, raw_memory, cpu, memory in CASES:
-            with self.subTest(node=name):
-                row = re.search(rf'<th scope="row">{name}</th>(.*?)</tr>', page, re.S).group(1)
-                self.assertIn(f'<td data-label="CPU">{cpu}</td>', row)
-                self.assertIn(f'<td data-label="Memory">{memory}</td>', row)
-                self.assertNotIn(raw_memory, row)
-                self.assertIn('<td data-label="Pod capacity">58</td>', row)
+    def test_the_scenarios_node_table_shows_cores_and_gib_and_says_which_pod_count_is_capacity(self):
+        page = self.client.get(f"/scenarios/{self.preemption.pk}/").content.decode()
         self.assertIn('<th scope="col">Pod capacity</th>', page)
-        self.assertIn('<th scope="col">Bound pods</th>', page)
+        row = re.search(r'<th scope="row">node-a</th>(.*?)</tr>', page, re.S).group(1)
+        self.assertIn('<td data-label="CPU">2 cores</td>', row)
+        self.assertIn('<td data-label="Memory">7 GiB</td>', row)  # 7293396Ki
+        self.assertNotIn("Ki<", page)
+
+    def test_a_node_page_lists_each_pods_priority_and_requests(self):
+        run = Run.objects.create(scenario=self.preemption, revision=self.preemption.head(), created_by=self.owner)
+        tasks.execute_run(run.pk)
+        page = self.client.get(f"/runs/{run.pk}/nodes/node-b/").content.decode()
+        rows = re.findall(r'<tr><th scope="row"><a class="chip"[^>]*>([^<]*)</a></th>\s*<td data-label="Workload">[^<]*</td>'
+                          r'<td data-label="Priority">([^<]*)</td>\s*<td data-label="CPU request">([^<]*)</td>'
+                          r'<td data-label="Memory request">([^<]*)</td>', page)
+        self.assertTrue(rows, page[:2000])
+        for name, priority, cpu, memory in rows:
+            self.assertEqual(priority, "1000", name)  # the report pods' PriorityClass "standard"
+            self.assertRegex(cpu, r"^(\d+ millicores|[\d.]+ cores?)$")
+            self.assertRegex(memory, r"^[\d.]+ (MiB|GiB)$")

@@ -5,7 +5,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
 
-from webapp.scenarios import compare, limits, services
+from webapp.scenarios import compare, services
+from webapp.scenarios.manifests import limits
 from webapp.scenarios.models import Membership, Revision, Run
 
 from .views import get_scenario
@@ -20,7 +21,7 @@ def pick(scenario, value, user, start=False):
         revision = Revision.objects.filter(scenario=scenario, number=int(value[1:])).first()
         if revision is None:
             return None, f"{value}: no such revision"
-        run = scenario.runs.filter(revision=revision, manifests="").order_by("-created_at", "-id").first()
+        run = scenario.runs.filter(revision=revision, source=Run.Source.REVISION).order_by("-created_at", "-id").first()
         if run is None:
             if not start:
                 return None, f"{value} has never been run"
@@ -56,9 +57,11 @@ def compare_runs(request, pk):
         "errors": [e for e in (err_a, err_b) if e], "never_run": never_run,
         "can_edit": scenario.allows(request.user, Role.EDITOR),
         "choices": scenario.runs.select_related("revision").defer(
-            "result", "manifests", "summary", "revision__manifests", "revision__summary")[:50],
-        "numbers": scenario.revisions.values_list("number", flat=True),
+            "result", "manifests", "summary", "revision__manifests", "revision__summary").order_by("-id")[:50],
+        "revision_values": [f"r{n}" for n in scenario.revisions.order_by("-number").values_list("number", flat=True)],
         "a_value": request.GET.get("a", ""), "b_value": request.GET.get("b", ""),
+        "sides": [("a", "Before (A)", request.GET.get("a", "").strip()),
+                  ("b", "After (B)", request.GET.get("b", "").strip())],
     }
     template = "front/compare.html#compare-result" if request.htmx else "front/compare.html"
     return render(request, template, context)

@@ -17,12 +17,3 @@ def view_url(context, name, *args):
     if name == "scenario-detail":
         args = args[1:]
     return reverse(SHARED_NAMES[name], args=[context["token"], *args])
-
-
-@register.simple_tag(takes_context=True)
-def pod_url(context, run_id, pod):
-    """The pod page of "namespace/name" in a run (on a shared page, under /s/<token>/)."""
-    namespace, _, name = str(pod).partition("/")
-    if not name:
-        return view_url(context, "run-pod-path", run_id, pod)
-    return view_url(context, "run-pod", run_id, namespace, name)

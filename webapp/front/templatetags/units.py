@@ -1,49 +1,40 @@
-"""cpu and memory quantities as a person reads them: "1.5 cores", "500 millicores", "14.4 GiB".
+"""CPU and memory as people read them: "1.5 cores", "250 millicores", "14.4 GiB" (quantities as the manifests
+wrote them, "15136776Ki" or "1500m", are read by the engine's own parser)."""
 
-Only the wording changes; the amount is the manifest's own, parsed by the engine's quantity reader.
-"""
 from django import template
 
-from scheduler_core.k8s.quantity import QuantityError, parse_quantity
+from webapp.scenarios import engine
 
 register = template.Library()
 
-_BINARY = (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10))
+
+def cores(millicores):
+    if millicores is None:
+        return "—"
+    if millicores < 1000:
+        return f"{millicores:g} millicores"
+    value = f"{millicores / 1000:.2f}".rstrip("0").rstrip(".")
+    return f"{value} core{'s' if value != '1' else ''}"
 
 
-def _number(value):
-    text = f"{float(value):.1f}"
-    return text[:-2] if text.endswith(".0") else text
-
-
-def _parsed(value):
-    if value is None or value == "":
-        return None
-    try:
-        return parse_quantity(value)
-    except (QuantityError, TypeError, ValueError):
-        return None
-
-
-@register.filter
-def cpu_human(value):
-    """A cpu quantity ("1500m", "4") in cores, or millicores under one core."""
-    amount = _parsed(value)
-    if amount is None:
-        return value if value not in (None, "") else "—"
-    if 0 < amount < 1:
-        return f"{_number(amount * 1000)} millicores"
-    word = "core" if amount == 1 else "cores"
-    return f"{_number(amount)} {word}"
+def memory(size):
+    if size is None:
+        return "—"
+    for unit, scale in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale:
+            return f"{size / scale:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{size:g} bytes"
 
 
 @register.filter
-def memory_human(value):
-    """A memory quantity ("15136776Ki", "1000M") in the largest binary unit it reaches."""
-    amount = _parsed(value)
-    if amount is None:
-        return value if value not in (None, "") else "—"
-    for unit, size in _BINARY:
-        if amount >= size:
-            return f"{_number(amount / size)} {unit}"
-    return f"{_number(amount)} bytes"
+def cpu_text(value):
+    """A cpu quantity as written ("2", "1500m") -> "2 cores", "1.5 cores"; unreadable ones as written."""
+    amount = engine.quantity(value)
+    return str(value) if amount is None else cores(float(amount * 1000))
+
+
+@register.filter
+def memory_text(value):
+    """A memory quantity as written ("15136776Ki", "4Gi") -> "14.4 GiB", "4 GiB"."""
+    amount = engine.quantity(value)
+    return str(value) if amount is None else memory(float(amount))
