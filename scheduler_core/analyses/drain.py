@@ -5,7 +5,8 @@ kubectl drain (staging/src/k8s.io/kubectl/pkg/drain/filters.go): cordon the node
 DaemonSet pods and mirror pods (annotation kubernetes.io/config.mirror); evict the rest
 through the Eviction API, which (pkg/registry/core/pod/storage/eviction.go) refuses an
 eviction when a PodDisruptionBudget selecting the pod has no disruption left
-(status.disruptionsAllowed, decremented by each accepted eviction). A pod with a controller
+(status.disruptionsAllowed, decremented by each accepted eviction), and refuses every
+eviction of a pod that more than one budget selects. A pod with a controller
 comes back pending (its controller recreates it); a bare pod is gone."""
 from __future__ import annotations
 
@@ -43,7 +44,9 @@ def drain(scenario, node_names, seed: int = 0, label: str = "") -> dict:
             pods.append(p)
             continue
         covering = [b for b in pdbs if b.namespace == p.namespace and b.selector.matches(p.labels)]
-        refusing = [b.key for b in covering if left[b.key] <= 0]
+        # eviction.go: more than one budget for a pod is refused outright
+        refusing = ([b.key for b in covering] if len(covering) > 1 else
+                    [b.key for b in covering if left[b.key] <= 0])
         if refusing:
             blocked.append({"pod": p.key, "pdbs": refusing})
             pods.append(p)

@@ -128,6 +128,11 @@ DRAIN = [
                            pod("web-1", cpu="2", node_name="n-a"),
                            pod("web-2", cpu="2", node_name="n-b")],
      "b", False, "does not survive losing b: 1 pods pending"),
+    ("two budgets on one pod refuse its eviction",
+     [node("n-a", "a"), node("n-b", "b"), pod("web-1", node_name="n-a"),
+      pdb("web-pdb", 0), pdb("all-pdb", 0)],
+     "a", False, "does not survive losing a: PDB all-pdb blocked 1 eviction, "
+                 "PDB web-pdb blocked 1 eviction"),
 ]
 
 
