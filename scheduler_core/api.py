@@ -16,14 +16,14 @@ from .framework.runtime import Framework, HandleData, Nominator
 from .framework.snapshot import Snapshot
 from .framework.types import new_pod_info
 from .k8s.types import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY, Pod
-from .simulate import build_node_infos
+from .simulation import build_node_infos
 from .simulate import simulate as _simulate
 
 __all__ = ["run_filter", "run_score", "simulate", "spread_constrained_pods"]
 
 
 def simulate(scenario, seed: int = 0, detail=True, fast: bool = True) -> dict:
-    """Run the whole scheduling loop (see ``simulate.py``): ``detail`` True, False,
+    """Run the whole scheduling loop (see ``simulation.py``): ``detail`` True, False,
     "failed" or pod keys says which pods' latest cycles are explained; ``fast=False``
     forces the reference path."""
     return _simulate(scenario, seed=seed, detail=detail, fast=fast)

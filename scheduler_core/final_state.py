@@ -41,13 +41,16 @@ def workload_of(pod: Pod) -> str:
 
 
 def pod_info_json(pods: Iterable[Pod]) -> dict[str, dict]:
-    """pod key -> {labels, owner, workload, priority, boundBeforeRun} for every pod, and
+    """pod key -> {labels, owner, workload, priority, boundBeforeRun, requests (cpu in
+    millicores, memory in bytes, those requested)} for every pod, and
     ``gates`` (the scheduling gates' names) for a gated pod."""
     out = {}
     for p in pods:
         info = out[p.key] = {"labels": dict(p.labels), "owner": owner_of(p),
                              "workload": workload_of(p), "priority": p.priority or 0,
-                             "boundBeforeRun": bool(p.node_name)}
+                             "boundBeforeRun": bool(p.node_name),
+                             "requests": {r: p.requests[r] for r in ("cpu", "memory")
+                                          if p.requests.get(r)}}
         if p.scheduling_gates:
             info["gates"] = [getattr(g, "name", g) for g in p.scheduling_gates]
     return out
@@ -186,4 +189,6 @@ def _entry(pod: Pod, c: Constraint, counts: dict[str, int], minimum: int) -> dic
             "nodeTaintsPolicy": c.node_taints_policy, "origin": c.origin,
             "workloads": [], "domains": counts, "domainCount": len(counts),
             "globalMinimum": minimum, "minDomainsForcedZero": len(counts) < c.min_domains,
-            "skews": skews, "skew": skew, "withinMaxSkew": skew <= c.max_skew}
+            "skews": skews, "skew": skew, "withinMaxSkew": skew <= c.max_skew,
+            "domainsOverMaxSkew": sorted(v for v, n in skews.items() if n > c.max_skew),
+            "bandTop": minimum + c.max_skew}

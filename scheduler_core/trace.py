@@ -22,11 +22,6 @@ MAX_SCORED = 20  # best-scored nodes listed per explanation (plus the chosen one
 MAX_DOMAINS = 50  # topology domains listed per spread constraint
 
 
-def status_json(st: Status) -> dict:
-    """The ``filter`` command's per-node shape."""
-    return st.to_json()
-
-
 def cycle_json(nominated_node_tried: str, nominated_node_fit: bool | None,
                nodes_evaluated: int) -> dict:
     """The nominated-node fast path and the evaluated-node count of a cycle."""

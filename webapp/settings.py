@@ -159,7 +159,11 @@ def database_settings():
         "NAME": os.environ.get("SQLITE_PATH", str(DATA_DIR / "db.sqlite3")),
         # A file, not :memory:, so a worker subprocess can share the test database.
         "TEST": {"NAME": str(DATA_DIR / "test.sqlite3")},
-        "OPTIONS": {"timeout": 20},
+        # Parallel requests on one file: readers never wait for the writer (WAL), a writer waits its turn
+        # (busy timeout, seconds) instead of failing, and a transaction that will write takes the write lock
+        # when it begins (IMMEDIATE), so two of them can never deadlock upgrading a read lock.
+        "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE",
+                    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL"},
     }
 
 
@@ -253,7 +257,7 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
     }
 
 # A simulation is bounded: the soft limit lets the task record "failed",
-# the hard limit kills it; the sweep reaps runs whose worker vanished.
+# the hard limit kills it; the stuck-run reaper takes runs whose worker vanished.
 RUN_TIME_LIMIT = envint("RUN_TIME_LIMIT", "300")
 RUN_SOFT_TIME_LIMIT = max(1, RUN_TIME_LIMIT - 10)
 RUN_QUEUED_RESEND_AFTER = envint("RUN_QUEUED_RESEND_AFTER", "600")
@@ -277,9 +281,9 @@ if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "visibility_timeout": envint("RUN_VISIBILITY_TIMEOUT", str(RUN_TIME_LIMIT + 60)),
     }
-SWEEP_INTERVAL = envint("SWEEP_INTERVAL", "60")
+REAP_INTERVAL = envint("REAP_INTERVAL", "60")
 CELERY_BEAT_SCHEDULE = {
-    "sweep-runs": {"task": "webapp.scenarios.tasks.sweep_runs", "schedule": SWEEP_INTERVAL},
+    "reap-stuck-runs": {"task": "webapp.scenarios.tasks.reap_stuck_runs", "schedule": REAP_INTERVAL},
 }
 
 LOGGING = {

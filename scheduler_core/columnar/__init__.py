@@ -1,6 +1,6 @@
 """The columnar scheduling loop: kube-scheduler's cycle over node arrays.
 
-The reference path (``simulate.py``, ``schedule_one.py``, ``framework/runtime.py``) runs
+The reference path (``simulation.py``, ``schedule_one.py``, ``framework/runtime.py``) runs
 every plugin node by node, as upstream does. This package runs the same cycle over a
 columnar snapshot instead, one vectorized pass per plugin and pod:
 
@@ -16,7 +16,8 @@ columnar snapshot instead, one vectorized pass per plugin and pod:
 - ``runtime.py``: the Framework over those plugins (first rejecting filter wins, nominated
   pods, normalization and weights);
 - ``schedule_one.py``: findNodesThatFitPod / prioritizeNodes / selectHost over arrays;
-- ``simulate.py``: the reference simulation with this cycle plugged in. Preemption's dry
+- ``simulate.py``: the reference simulation's loop with this cycle plugged into its hooks
+  (``_new_record``, ``_schedule_pod``, ``_explain``); there is one loop. Preemption's dry
   runs and InterPodAffinity use the reference plugins on NodeInfos kept in step.
 
 Results are the reference path's, exactly: ``tests/core/test_columnar.py`` compares both

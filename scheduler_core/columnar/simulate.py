@@ -1,6 +1,6 @@
 """The scheduling loop with the columnar cycle plugged in.
 
-The reference ``simulate.Simulation`` (queue, binds, failures, preemption, evictions,
+The reference ``simulation.Simulation`` (queue, binds, failures, preemption, evictions,
 events, results) drives the cycle; only the cycle itself (PreFilter to selectHost) runs
 over the node table. The NodeInfos stay in step with the table, because preemption's dry
 runs (DefaultPreemption, ``preemption.go``) and InterPodAffinity use the reference
@@ -12,7 +12,7 @@ import numpy as np
 
 from ..framework.cycle_state import CycleState
 from ..framework.fit_error import FitError
-from ..framework.interface import SUCCESS, Code, NominatingInfo, Status
+from ..framework.interface import SUCCESS, Code, Status
 from ..framework.runtime import Framework, run_pre_filter
 from ..framework.snapshot import Snapshot
 from ..framework.types import PodInfo, QueuedPodInfo, new_pod_info
@@ -21,8 +21,7 @@ from ..plugins import registry as reg
 from ..plugins.defaultpreemption.default_preemption import STATE_KEY as PREEMPTION_KEY
 from ..plugins.podtopologyspread.filtering import CriticalPaths, PreFilterState
 from ..plugins.podtopologyspread.plugin import PRE_FILTER_STATE_KEY, PodTopologySpread
-from ..schedule_one import SchedulingError
-from ..simulate import SCHEDULED, Simulation
+from ..simulation import SCHEDULED, Simulation
 from .. import trace
 from .context import Context
 from .plugins.volumes import uses_volumes
@@ -47,34 +46,16 @@ class ColumnarSimulation(Simulation):
             fwk.set_snapshot(self.snapshot)
         self._affinity_lists_stale = False
 
-    # --- one pod -------------------------------------------------------------------------
-    def schedule_one(self, qpi: QueuedPodInfo, pod: Pod) -> None:
-        if pod.deletion_timestamp is not None:
-            self._skip_deleting(pod)
-            return
-        self.cycle += 1
-        qpi.attempts += 1
-        fwk = self.frameworks[pod.scheduler_name]
-        cfwk = self.columnar[pod.scheduler_name]
-        qpi.pod_info = new_pod_info(pod)
+    # --- the cycle's hooks ----------------------------------------------------------------
+    def _new_record(self) -> ColumnarRecord:
+        return ColumnarRecord()
+
+    def _schedule_pod(self, fwk: Framework, state: CycleState, pod: Pod,
+                      record: ColumnarRecord):
+        """schedulePod over the node table (the Snapshot only serves the reference
+        plugins preemption runs)."""
         self._refresh_snapshot()
-        state, record = CycleState(), ColumnarRecord()
-        cyc = {"cycle": self.cycle, "pod": pod.key, "attempt": qpi.attempts}
-        self.results.setdefault(pod.key, {"pod": pod.key})
-        try:
-            result = self.cscheduler.schedule_pod(cfwk, state, pod, record)
-        except FitError as fe:
-            self._fit_failure(fwk, state, qpi, pod, fe, cyc)
-        except SchedulingError as se:
-            self._failure(qpi, pod, se.status.message(), set(), cyc, NominatingInfo("", "Override"))
-        else:
-            self._bind(fwk, state, qpi, pod, result.suggested_host, cyc)
-        cyc.update(trace.cycle_json(record.nominated_node_tried, record.nominated_node_fit,
-                                    record.nodes_evaluated))
-        if self._explains(pod, cyc, state):
-            self.explanations[pod.key] = self._explain_columnar(cfwk, state, pod, record, cyc)
-        self.cycles.append(cyc)
-        self._apply_evictions()
+        return self.cscheduler.schedule_pod(self.columnar[pod.scheduler_name], state, pod, record)
 
     def _fit_failure(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, pod: Pod,
                      fe: FitError, cyc: dict) -> None:
@@ -128,9 +109,10 @@ class ColumnarSimulation(Simulation):
         self._affinity_lists_stale = False
 
     # --- explanation ---------------------------------------------------------------------
-    def _explain_columnar(self, cfwk: ColumnarFramework, state: CycleState, pod: Pod,
-                          record: ColumnarRecord, cyc: dict) -> dict:
+    def _explain(self, fwk: Framework, state: CycleState, pod: Pod, record: ColumnarRecord,
+                 cyc: dict) -> dict:
         """trace.explanation_json from the record, equal to the reference's."""
+        cfwk = self.columnar[pod.scheduler_name]
         table, statuses = self.ctx.table, self.ctx.statuses
         groups = []
         if record.pre_filter_status is not None:

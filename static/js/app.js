@@ -39,3 +39,21 @@ document.addEventListener("submit", function (event) {
   var message = event.target.getAttribute && event.target.getAttribute("data-confirm");
   if (message && !window.confirm(message)) event.preventDefault();
 });
+
+// the draft editor: typed text is stored after a pause (htmx autosave); until it is, leaving the page warns.
+var unsaved = new Set();
+document.addEventListener("input", function (event) {
+  if (event.target.hasAttribute && event.target.hasAttribute("data-autosave")) unsaved.add(event.target.id);
+});
+document.addEventListener("htmx:afterRequest", function (event) {
+  var source = event.detail.elt;
+  if (source && source.hasAttribute && source.hasAttribute("data-autosave") && event.detail.successful) {
+    unsaved.delete(source.id);
+  }
+});
+document.addEventListener("submit", function (event) {
+  if (event.target.id === "editor-form") unsaved.clear();  // the text is sent with the form
+});
+window.addEventListener("beforeunload", function (event) {
+  if (unsaved.size) { event.preventDefault(); event.returnValue = ""; }
+});

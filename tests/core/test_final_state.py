@@ -99,13 +99,14 @@ POD_INFO_CASES = [
     ("an owned pod's workload is its owner",
      make_pod("a").label("app", "x").owner("ReplicaSet", "rs").node("n1"),
      {"labels": {"app": "x"}, "owner": "ReplicaSet/rs", "workload": "ReplicaSet/rs",
-      "priority": 0, "boundBeforeRun": True}),
+      "priority": 0, "boundBeforeRun": True, "requests": {"cpu": 100}}),
     ("without an owner the app label names the workload",
      make_pod("b").label("app", "x").priority(7),
      {"labels": {"app": "x"}, "owner": "", "workload": "app=x", "priority": 7,
-      "boundBeforeRun": False}),
+      "boundBeforeRun": False, "requests": {"cpu": 100}}),
     ("without owner or app label the pod is its own workload", make_pod("c"),
-     {"labels": {}, "owner": "", "workload": "c", "priority": 0, "boundBeforeRun": False}),
+     {"labels": {}, "owner": "", "workload": "c", "priority": 0, "boundBeforeRun": False,
+      "requests": {"cpu": 100}}),
 ]
 
 
@@ -191,3 +192,35 @@ def test_scores_keep_each_plugins_raw_score_before_normalizing(name, nodes, want
             for row in rows} == want
     for row in rows:  # NodeResourcesFit has no NormalizeScore: raw and normalized agree
         assert row["raw"]["NodeResourcesFit"] == row["plugins"]["NodeResourcesFit"]
+
+
+def test_each_cycle_records_the_pods_per_domain_it_changed_binds_and_evictions_alike() -> None:
+    nodes = [make_node("n1").zone("z1").capacity(cpu=1000, pods=110).obj(),
+             make_node("n2").zone("z2").capacity(cpu=500, pods=110).obj()]
+    pods = [make_pod("victim").req(cpu=900).node("n1").obj(),
+            make_pod("small").req(cpu=100).obj(),
+            make_pod("vip", "prod").req(cpu=900).priority(100).obj(),
+            make_pod("big").req(cpu=950).obj()]
+    r = run_both(Scenario(nodes=tuple(nodes), pods=tuple(pods)))
+    assert r["podsPerDomainAtStart"] == {"kubernetes.io/hostname": {"n1": 1, "n2": 0},
+                                         ZONE: {"z1": 1, "z2": 0}}
+    changes = [(c["pod"], c.get("podsPerDomain", {}).get(ZONE)) for c in r["cycles"]]
+    # vip fits nowhere and preempts victim on n1 (its cycle: one pod off z1); small fits beside vip's nomination
+    # on n1; big fits nowhere (a cycle that changes nothing records nothing); vip binds on n1 when retried
+    assert changes == [("prod/vip", {"z1": 0}), ("default/small", {"z1": 1}), ("default/big", None),
+                       ("prod/vip", {"z1": 2})]
+    final = {ZONE: dict(r["podsPerDomainAtStart"][ZONE])}
+    for c in r["cycles"]:
+        final[ZONE].update(c.get("podsPerDomain", {}).get(ZONE, {}))
+    assert final[ZONE] == r["podsPerDomain"][ZONE]["domains"]
+
+
+def test_spread_facts_say_which_domains_are_within_max_skew_and_the_band_top() -> None:
+    nodes = zones(0, 0, 0)
+    pods = web_bound((3, 0, 0)) + web_pending(1)
+    r = run_both(Scenario(nodes=tuple(nodes), pods=tuple(pods)), detail=True)
+    [final] = r["spreadDomains"]
+    assert (final["domainsOverMaxSkew"], final["bandTop"]) == (["z1"], 1)
+    [explained] = r["explanations"]["default/new-0"]["plugins"]["PodTopologySpread"]["constraints"]
+    assert explained["fitsMaxSkew"] == {"z1": False, "z2": True, "z3": True}
+    assert explained["bandTop"] == 1

@@ -14,7 +14,7 @@ from scheduler_core.framework.snapshot import Snapshot
 from scheduler_core.framework.types import new_pod_info
 from scheduler_core.scenario import Scenario
 from scheduler_core.schedule_one import CycleRecord, Scheduler, num_feasible_nodes_to_find
-from scheduler_core.simulate import build_node_infos
+from scheduler_core.simulation import build_node_infos
 from tests.core.wrappers import make_node, make_pod
 
 U, UU = Code.Unschedulable, Code.UnschedulableAndUnresolvable

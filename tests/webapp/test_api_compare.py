@@ -1,4 +1,5 @@
-from webapp.scenarios import edits, services, tasks
+from webapp.scenarios import services, tasks
+from webapp.scenarios.manifests import edits
 from webapp.scenarios.models import Run
 
 from .base import BaseTestCase

@@ -38,7 +38,7 @@ def test_it_proposes_a_rejected_and_an_accepted_pod_update(page, live_server, ce
     page.locator("#gated-h").scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / "pod-updates-panel.png"))
 
-    page.get_by_role("link", name=f"Propose an update of {POD}").click()
+    page.get_by_role("link", name=f"Propose update of {POD}").click()
     assert page.url.endswith(f"/scenarios/{scenario.pk}/pods/default/db-9a1b3c5d7-p1q2r/update/")
 
     # Loosen the required affinity: the apiserver refuses, nothing changes.

@@ -1,6 +1,7 @@
 """Compare: the pure diff of two results, and the page."""
 
-from webapp.scenarios import compare, edits, engine, services, tasks
+from webapp.scenarios import compare, engine, services, tasks
+from webapp.scenarios.manifests import edits
 from webapp.scenarios.management.commands.load_examples import EXAMPLES_DIR
 from webapp.scenarios.models import Run
 

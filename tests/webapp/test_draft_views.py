@@ -17,7 +17,7 @@ class DraftViewsTestCase(BaseTestCase):
         r = self.client.get(self.base)
         self.assertContains(r, "Draft of Small cluster")
         self.assertContains(r, "valid: 1 nodes, 1 pods (1 pending, 0 gated)")
-        self.assertContains(r, 'hx-trigger="keyup changed delay:500ms"')
+        self.assertContains(r, f'hx-post="{self.base}autosave/" hx-trigger="input changed delay:800ms"')
         draft = Draft.objects.get()
         self.assertEqual((draft.author, draft.base_revision.number, draft.manifests), (self.editor, 1, SMALL))
 
@@ -37,7 +37,7 @@ class DraftViewsTestCase(BaseTestCase):
 
     def test_it_applies_a_quick_edit(self):
         r = self.client.post(self.base + "edit/", {"op": "cordon", "node": "node-a"}, HTTP_HX_REQUEST="true")
-        self.assertContains(r, "Applied cordon")
+        self.assertContains(r, "Applied: Cordoned node-a.")
         self.assertIn("unschedulable: true", Draft.objects.get().manifests)
 
     def test_a_rejected_edit_is_a_200_fragment_naming_the_node(self):
@@ -46,12 +46,12 @@ class DraftViewsTestCase(BaseTestCase):
         self.assertContains(r, "Edit not applied — Node/ghost")
         self.assertEqual(Draft.objects.get().manifests, SMALL)
 
-    def test_it_runs_the_draft_beside_the_saved_revision(self):
-        self.client.post(self.base + "edit/", {"op": "add_gate", "workload": "app=web", "value": "hold"})
-        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
+    def test_a_quick_edit_runs_the_draft_by_itself_beside_the_saved_revision(self):
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async") as send:
             with self.captureOnCommitCallbacks(execute=True):
-                r = self.client.post(self.base + "run/")
+                r = self.client.post(self.base + "edit/", {"op": "add_gate", "workload": "app=web", "name": "hold"})
         self.assertRedirects(r, self.base)
+        self.assertEqual(send.call_count, 2)
         draft_run = Run.objects.get(label="draft")
         saved_run = Run.objects.get(label="")
         self.assertEqual((draft_run.revision.number, draft_run.created_by), (1, self.editor))
@@ -111,7 +111,7 @@ class DraftViewsTestCase(BaseTestCase):
 
 
 class DraftQuickEditsTestCase(BaseTestCase):
-    """The quick-edit forms: one per kind of change, each going through webapp/scenarios/edits.py."""
+    """The quick-edit forms: one per kind of change, each going through webapp/scenarios/manifests/edits.py."""
 
     def setUp(self):
         services.save_revision(self.scenario, manifests=SPREAD_AND_CLASS, author=self.owner)
@@ -131,14 +131,14 @@ class DraftQuickEditsTestCase(BaseTestCase):
 
     def test_it_removes_a_spread_constraint(self):
         r = self.edit(op="remove_spread", workload="app=web", index="0")
-        self.assertContains(r, "Applied remove_spread")
+        self.assertContains(r, "Applied: Removed spread constraint 0 of app=web.")
         self.assertContains(r, '<span id="edit-count" hx-swap-oob="true">1 edit</span>', html=True)
         self.assertNotIn("topologySpreadConstraints", Draft.objects.get().manifests)
         self.assertNotContains(r, "Remove constraint 0 of app=web")
 
     def test_it_sets_a_pods_priority_class(self):
         r = self.edit(op="set_priority", target="Pod/default/web-1", priorityClassName="high", priority="")
-        self.assertContains(r, "Applied set_priority")
+        self.assertContains(r, "Applied: Priority of Pod/default/web-1 set to high.")
         self.assertIn("priorityClassName: high", Draft.objects.get().manifests)
         self.assertContains(r, "Pod/default/web-1 (high)")  # the target list shows what is set now
 
@@ -174,7 +174,7 @@ class DraftQuickEditsTestCase(BaseTestCase):
         # htmx sends the editor's unsaved text along; it is stored before the edit applies to it.
         typed = SPREAD_AND_CLASS.replace("name: web-1", "name: web-typed").replace("\n", "\r\n")
         r = self.edit(op="cordon", node="node-a", manifests=typed, config="")
-        self.assertContains(r, "Applied cordon")
+        self.assertContains(r, "Applied: Cordoned node-a.")
         text = Draft.objects.get().manifests
         self.assertIn("web-typed", text)
         self.assertIn("unschedulable: true", text)

@@ -3,7 +3,8 @@
 import pytest
 import yaml
 
-from webapp.scenarios import edits, engine
+from webapp.scenarios import engine
+from webapp.scenarios.manifests import edits
 
 NODE = """\
 apiVersion: v1

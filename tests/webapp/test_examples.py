@@ -5,7 +5,8 @@ from collections import Counter
 import pytest
 import yaml
 
-from webapp.scenarios import engine, manifests
+from webapp.scenarios import engine
+from webapp.scenarios.manifests import summary as manifests
 from webapp.scenarios.management.commands.load_examples import EXAMPLES_DIR
 
 

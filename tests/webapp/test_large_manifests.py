@@ -5,7 +5,8 @@ from unittest import mock
 
 import yaml
 
-from webapp.scenarios import limits, pod_updates, services
+from webapp.scenarios import pod_updates, services
+from webapp.scenarios.manifests import limits, pods
 from webapp.scenarios.models import Revision, Scenario
 
 from .base import BaseTestCase
@@ -130,9 +131,9 @@ class GatedPodsOfALargeListTests(BaseTestCase):
 
     def test_a_proposal_does_not_change_what_the_next_page_reads(self):
         # the page's pod is the caller's own copy: changing it leaves the revision as stored
-        old = pod_updates.find_pod(self.many.head().manifests, "batch", "job-3")
+        old = pods.find_pod(self.many.head().manifests, "batch", "job-3")
         old["spec"]["schedulingGates"].clear()
-        again = pod_updates.find_pod(self.many.head().manifests, "batch", "job-3")
+        again = pods.find_pod(self.many.head().manifests, "batch", "job-3")
         self.assertEqual(again["spec"]["schedulingGates"], [{"name": "example.com/quota-3"}])
         panel = self.client.get(f"/scenarios/{self.many.pk}/pods/", HTTP_HX_REQUEST="true").content.decode()
         self.assertIn("example.com/quota-3", panel)
@@ -140,7 +141,7 @@ class GatedPodsOfALargeListTests(BaseTestCase):
 
 class RememberedSummariesTests(BaseTestCase):
     def test_a_page_changing_its_node_rows_does_not_change_the_next_pages(self):
-        from webapp.scenarios import manifests
+        from webapp.scenarios.manifests import summary as manifests
 
         rows = manifests.nodes(WRITTEN_OUT)
         rows[0]["placed"] = ["x/y"]

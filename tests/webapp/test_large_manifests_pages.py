@@ -4,7 +4,8 @@ pages show their first lines and a download link, the scenario is changed by upl
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import override_settings
 
-from webapp.scenarios import limits, services
+from webapp.scenarios import services
+from webapp.scenarios.manifests import limits
 from webapp.scenarios.models import Draft, Revision
 
 from .base import SMALL, TWO_PODS, BaseTestCase
@@ -80,7 +81,7 @@ class LargeManifestsPagesTests(BaseTestCase):
         self.assertIn("These manifests are", page)
         base = f"/scenarios/{self.big.pk}/draft/"
         r = self.client.post(base + "edit/", {"op": "cordon", "node": "node-a"}, HTTP_HX_REQUEST="true")
-        self.assertContains(r, "Applied cordon")
+        self.assertContains(r, "Applied: Cordoned node-a.")
         self.assertIn("unschedulable: true", Draft.objects.get(scenario=self.big).manifests)
         # the editor form without a manifests box stores the configuration and keeps the text
         self.client.post(base, {"config": ""})
@@ -106,7 +107,7 @@ class QuickEditsOnLongListsTests(BaseTestCase):
     def test_the_forms_take_typed_names_and_the_edit_applies(self):
         from unittest import mock
 
-        from webapp.scenarios import edits
+        from webapp.scenarios.manifests import edits
 
         text = TWO_PODS + "# a text of its own: the outline is remembered per text\n"
         scenario = services.create_scenario(team=self.team, name="long lists", manifests=text, author=self.owner)
@@ -119,10 +120,10 @@ class QuickEditsOnLongListsTests(BaseTestCase):
         self.assertIn("2 pods: type one as Pod/namespace/name", page)
         self.assertNotIn('<select name="node" id="q-node">', page)
         r = self.client.post(base + "edit/", {"op": "cordon", "node": "node-a"}, HTTP_HX_REQUEST="true")
-        self.assertContains(r, "Applied cordon")
+        self.assertContains(r, "Applied: Cordoned node-a.")
         r = self.client.post(base + "edit/", {"op": "add_gate", "target": "Pod/default/web-2", "name": "hold"},
                              HTTP_HX_REQUEST="true")
-        self.assertContains(r, "Applied add_gate")
+        self.assertContains(r, "Applied: Gate hold added to Pod/default/web-2.")
         self.assertIn("name: hold", Draft.objects.get(scenario=scenario).manifests)
 
     def test_short_lists_stay_menus(self):

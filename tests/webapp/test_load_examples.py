@@ -22,3 +22,15 @@ class LoadExamplesTestCase(TestCase):
         call_command("load_examples", stdout=StringIO())
         self.assertEqual(Scenario.objects.count(), len(example_files()))
         self.assertTrue(all(s.current_revision == 1 for s in Scenario.objects.all()))
+
+    def test_each_example_says_what_it_shows_and_what_to_try_first_on_its_page(self):
+        call_command("load_examples", stdout=StringIO())
+        self.client.force_login(authenticate(username="demo", password="demo"))
+        for scenario in Scenario.objects.all():
+            with self.subTest(scenario=scenario.name):
+                page = self.client.get(f"/scenarios/{scenario.pk}/").content.decode()
+                shown = page[page.index('<div class="scenario-description">'):]
+                self.assertIn("<p>Try first:", shown)
+                self.assertGreater(len(shown[:shown.index("Try first:")]), 120)  # what it shows, before that
+        minimum = Scenario.objects.get(name="Min domains")
+        self.assertTrue(minimum.description.startswith("minDomains forcing pods pending: 3 nodes"))

@@ -14,7 +14,8 @@ import yaml
 from django.test import override_settings
 
 from tests.bench.generate import generate, to_yaml
-from webapp.scenarios import drafts, edits, services, sweeps, tasks
+from webapp.scenarios import drafts, services, sweeps, tasks
+from webapp.scenarios.manifests import edits
 from webapp.scenarios.management.commands.load_examples import EXAMPLES_DIR
 from webapp.scenarios.models import Run, ShareLink
 
@@ -25,11 +26,12 @@ ZONE = "topology.kubernetes.io/zone"
 # the cache pods preempt
 SIZES = [(6, 14), (8, 18), (10, 22), (12, 26), (14, 30), (16, 24), (18, 28), (20, 30), (22, 26), (24, 30),
          (26, 30), (27, 34), (28, 36), (29, 30), (30, 40), (26, 24), (28, 28), (30, 30), (27, 26), (29, 38)]
-# Besides the examples, the first generated clusters are also swept (each zone removed in turn), kept with every
-# pod's explanation (score tables of scheduled pods) and crawled link by link; the others keep their pending
-# pods' explanations, as runs do by default, so that the module stays near a minute on a busy machine.
-SWEPT, EXPLAINED, CRAWLED = 3, 5, 3
-PODS_PER_RUN = 3  # topology views and score tables checked per run
+# Every cluster (the examples and the generated ones) is swept (each zone removed in turn) and crawled link by
+# link; the first generated ones also keep every pod's explanation (score tables of scheduled pods), the others
+# their pending pods' explanations, as runs do by default.
+EXPLAINED = 5
+SCORED_PER_RUN = 3  # score tables checked per run (every distinct spread constraint set is checked on topology)
+STEPS_PER_RUN = 4  # cycles whose topology is checked per run: the first, the last, and those that preempted
 
 
 # --- the recount: Kubernetes objects read here, counted here --------------------------------------------------
@@ -270,7 +272,27 @@ WEIGHTED_ROW = re.compile(r'<tr><th scope="row">[^<]*</th>((?:<td class="weighte
                           r'<td><strong class="score-total">(-?\d+)</strong></td></tr>', re.S)
 
 
+STEP_CARD = re.compile(r'<h3>([^<]*) <span class="muted">\((\d+) pods? in all\)</span></h3>')
 CLUSTERS = {}  # run pk -> its Cluster, read once per test session
+
+
+def replayed_per_domain(result, step, key):
+    """{domain: pods on its nodes right after cycle `step`}, nodes with the key only: the final placement with
+    the pods bound after `step` taken off and the pods preempted after `step` put back."""
+    node_of = {p: n["name"] for n in result["nodes"] for p in n["pods"]}
+    for e in sorted(result["events"], key=lambda e: -e["seq"]):  # undone from the last one back
+        if e["cycle"] <= step:
+            break
+        if e["reason"] == "Scheduled":
+            del node_of[e["pod"]]
+        elif e["reason"] == "Preempted":
+            node_of[e["pod"]] = e["node"]
+    labels = {n["name"]: n["labels"] for n in result["nodes"]}
+    out = {labels[n][key]: 0 for n in labels if key in labels[n]}
+    for node in node_of.values():
+        if key in labels[node]:
+            out[labels[node][key]] += 1
+    return out
 
 
 def number(page, label):
@@ -290,8 +312,7 @@ class PageTruthTests(BaseTestCase):
             run = Run.objects.create(scenario=scenario, revision=scenario.head(), created_by=cls.owner)
             with override_settings(RUN_DETAIL=True if i < 5 + EXPLAINED else "failed"):
                 tasks.execute_run(run.pk)
-            cls.cases.append((name, scenario, Run.objects.get(pk=run.pk), i < 5 + SWEPT))
-        cls.crawled = {name for name, *_ in cls.cases[:5 + CRAWLED]}
+            cls.cases.append((name, scenario, Run.objects.get(pk=run.pk), True))
         # each scenario's draft (one zone removed) and its run: draft vs saved, and compare's run B
         cls.drafts = {}
         for name, scenario, run, _ in cls.cases:
@@ -326,7 +347,7 @@ class PageTruthTests(BaseTestCase):
                 if pod not in cluster.pods or not cluster.constraints(pod):
                     continue
                 recount = cluster.recount(pod)
-                if tuple(sorted(recount)) in shown or len(shown) >= PODS_PER_RUN:
+                if tuple(sorted(recount)) in shown:
                     continue  # one pod per distinct set of constraints
                 shown.add(tuple(sorted(recount)))
                 for key in sorted({k[0] for k in recount}):
@@ -358,6 +379,33 @@ class PageTruthTests(BaseTestCase):
                (f["globalMinimum"], f["skew"], {d["name"]: (d["count"], d["skew"]) for d in f["domains"]})
                for f in api["spread"]["final"]}
         self.assertEqual(got, want)
+
+    def test_it_shows_on_the_topology_of_a_step_the_counts_of_a_replay(self):
+        """At cycle N a domain's total is the pods on its nodes then: replayed here from the run's final placement
+        and its Scheduled and Preempted events (a pod bound at cycle > N was not there yet; one preempted then was)."""
+        checked = 0
+        for name, scenario, run, _ in self.cases:
+            result = run.result
+            numbers = sorted({c["cycle"] for c in result["cycles"]})
+            if not numbers:
+                continue
+            preempting = sorted({e["cycle"] for e in result["events"] if e["reason"] == "Preempted"})
+            steps = sorted({numbers[0], numbers[len(numbers) // 2], numbers[-1], *preempting[:1]})[:STEPS_PER_RUN]
+            keys = sorted({k for n in result["nodes"] for k in n["labels"]}
+                          & {ZONE, "kubernetes.io/hostname"})
+            for step in steps:
+                for key in keys:
+                    with self.subTest(cluster=name, step=step, key=key):
+                        want = replayed_per_domain(result, step, key)
+                        page = html.unescape(self.client.get(
+                            f"/runs/{run.pk}/topology/", {"key": key, "step": step}).content.decode())
+                        shown = {d: int(n) for d, n in STEP_CARD.findall(page)}
+                        self.assertEqual(shown, want)
+                        api = self.apic.get(f"/api/runs/{run.pk}/topology/", {"key": key, "step": step}).json()
+                        self.assertEqual({d["name"]: d["count"] for d in api["domains"] if d["count"] is not None},
+                                         want)
+                        checked += 1
+        self.assertGreater(checked, 100)
 
     # --- compare, draft vs saved ---------------------------------------------------------------------------------
 
@@ -442,7 +490,7 @@ class PageTruthTests(BaseTestCase):
             scored = [(p, e) for p, e in run.result["explanations"].items() if e["scores"]["nodes"]]
             tied = [x for x in scored if x[1]["scores"]["tie"]]
             for pod, explained in (tied[:1] + [x for x in scored if not x[1]["scores"]["tie"]][:1] + scored)[
-                    :PODS_PER_RUN]:
+                    :SCORED_PER_RUN]:
                 ns, _, pod_name = pod.partition("/")
                 page = self.client.get(f"/runs/{run.pk}/pods/{ns}/{pod_name}/").content.decode()
                 rows = WEIGHTED_ROW.findall(page)
@@ -463,8 +511,6 @@ class PageTruthTests(BaseTestCase):
 
     def test_no_internal_link_of_a_runs_pages_answers_an_error(self):
         for name, scenario, run, _ in self.cases:
-            if name not in self.crawled:
-                continue
             _, token = ShareLink.create(scenario, self.owner)
             for start in (f"/runs/{run.pk}/", f"/s/{token}/runs/{run.pk}/"):
                 with self.subTest(cluster=name, start=start[:12]):

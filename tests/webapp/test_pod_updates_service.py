@@ -5,6 +5,7 @@ from unittest import mock
 import yaml
 
 from webapp.scenarios import pod_updates, services
+from webapp.scenarios.manifests import pods
 from webapp.scenarios.models import PodUpdateAttempt, Revision, Run
 
 from .base import BaseTestCase
@@ -141,10 +142,10 @@ class PodUpdateServiceTests(BaseTestCase):
             pod_updates.propose(scenario, "data", "nope", author=self.editor, patch={})
 
     def test_merge_patch_follows_rfc_7386(self):
-        self.assertEqual(pod_updates.merge_patch({"a": "b", "c": {"d": "e", "f": "g"}}, {"a": "z", "c": {"f": None}}),
+        self.assertEqual(pods.merge_patch({"a": "b", "c": {"d": "e", "f": "g"}}, {"a": "z", "c": {"f": None}}),
                          {"a": "z", "c": {"d": "e"}})
-        self.assertEqual(pod_updates.merge_patch({"a": [1, 2]}, {"a": [3]}), {"a": [3]})
-        self.assertEqual(pod_updates.merge_patch({"a": "b"}, {"b": {"c": None}}), {"a": "b", "b": {}})
+        self.assertEqual(pods.merge_patch({"a": [1, 2]}, {"a": [3]}), {"a": [3]})
+        self.assertEqual(pods.merge_patch({"a": "b"}, {"b": {"c": None}}), {"a": "b", "b": {}})
 
     def test_it_lists_gated_pods_with_their_directives(self):
         scenario = self.scenario_with(MULTI)

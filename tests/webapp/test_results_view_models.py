@@ -147,7 +147,7 @@ def test_it_draws_requested_vs_allocatable_bars():
     bars = results.node_bars({"allocatable": {"cpu": 2000, "memory": 8 << 30, "pods": 110},
                               "requested": {"cpu": 1900, "memory": 2 << 30, "pods": 2}})
     assert [(b["resource"], b["requested"], b["allocatable"], b["pct"], b["level"]) for b in bars] == [
-        ("cpu", "1900m", "2", 95, "full"), ("memory", "2Gi", "8Gi", 25, "ok"), ("pods", "2", "110", 2, "ok")]
+        ("cpu", "1.9 cores", "2 cores", 95, "full"), ("memory", "2 GiB", "8 GiB", 25, "ok"), ("pods", "2", "110", 2, "ok")]
 
 
 def test_it_steps_through_cycles(min_domains):

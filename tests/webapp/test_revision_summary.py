@@ -2,12 +2,16 @@
 and kept with it, so that a page opened in a web process that never read the text does not parse it again;
 lists of revisions and runs leave the texts and results out."""
 
+import importlib
 from unittest import mock
+
+from django.apps import apps as django_apps
 
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from webapp.scenarios import documents, engine, services
+from webapp.scenarios import engine, services
+from webapp.scenarios.manifests import documents
 from webapp.scenarios.models import Revision, Run
 
 from .base import SMALL, TWO_PODS, BaseTestCase
@@ -15,11 +19,14 @@ from .test_compare import MIN_DOMAINS, RS
 from .test_pod_updates_service import MULTI
 from .test_run_nodes_view import TWO_NODES
 
+fill_summaries = importlib.import_module("webapp.scenarios.migrations.0006_fill_summaries").fill
+
 
 def forget_every_text():
     """As in a web process that has read no text yet."""
     documents._memo.clear()
-    documents._latest = (None, None, False)
+    documents._latest = (None, None)
+    engine._fast_latest = (None, None)
 
 
 def no_parsing(*args, **kwargs):
@@ -48,16 +55,26 @@ class RevisionSummaryTests(BaseTestCase):
         self.assertContains(r, "z2")
         self.assertContains(r, "cordoned")
 
-    def test_a_revision_saved_before_summaries_were_kept_gets_one_on_its_first_view(self):
-        scenario = services.create_scenario(team=self.team, name="old", manifests=TWO_NODES, author=self.owner)
+    def test_the_data_migration_gives_revisions_saved_before_summaries_were_kept_a_whole_one(self):
+        scenario = services.create_scenario(team=self.team, name="old", manifests=MULTI, author=self.owner)
+        kept = Revision.objects.get(scenario=scenario).summary
         Revision.objects.filter(scenario=scenario).update(summary=None)
-        forget_every_text()
-        self.assertContains(self.client.get(f"/scenarios/{scenario.pk}/"), "node-b")
+        fill_summaries(django_apps, None)
         stored = Revision.objects.get(scenario=scenario, number=1).summary
-        self.assertEqual([n["name"] for n in stored["nodes"]], ["node-a", "node-b"])
+        self.assertEqual(stored, kept)
+        self.assertEqual([p["name"] for p in stored["gated"]], ["db-0"])
         forget_every_text()
         with mock.patch.object(documents, "_parse", no_parsing):
-            self.assertContains(self.client.get(f"/scenarios/{scenario.pk}/"), "node-b")
+            self.assertContains(self.client.get(f"/scenarios/{scenario.pk}/"), "db-0")
+
+    def test_the_data_migration_keeps_the_node_rows_of_a_text_the_engine_now_refuses(self):
+        scenario = services.create_scenario(team=self.team, name="old", manifests=TWO_NODES, author=self.owner)
+        Revision.objects.filter(scenario=scenario).update(summary={"nodes": []})
+        with mock.patch.object(engine, "load_summary", side_effect=engine.ScenarioInvalid("refused")):
+            fill_summaries(django_apps, None)
+        stored = Revision.objects.get(scenario=scenario).summary
+        self.assertEqual([n["name"] for n in stored["nodes"]], ["node-a", "node-b"])
+        self.assertEqual((stored["load"], stored["gated"]), (None, []))
 
     def test_the_gated_pods_panel_of_a_fresh_process_does_not_parse_the_text(self):
         scenario = services.create_scenario(team=self.team, name="gated", manifests=MULTI, author=self.owner)

@@ -69,3 +69,30 @@ class ScenarioCreateTestCase(BaseTestCase):
         r = self.client.post("/scenarios/new/", {"team": self.team.pk, "name": "Nope", "manifests": SMALL})
         self.assertContains(r, "not an editor in any team")
         self.assertFalse(Scenario.objects.filter(name="Nope").exists())
+
+    def test_a_refused_upload_keeps_its_text_in_the_editor_and_the_error_names_the_file_and_line(self):
+        self.client.force_login(self.editor)
+        broken = SMALL + "  bad: [unclosed\n"
+        upload = SimpleUploadedFile("prod-dump.yaml", broken.encode(), content_type="application/yaml")
+        r = self.client.post("/scenarios/new/", {"team": self.team.pk, "name": "Refused", "upload": upload})
+        self.assertEqual(r.status_code, 200)
+        page = r.content.decode()
+        self.assertIn("prod-dump.yaml", page)
+        self.assertRegex(page, r"prod-dump\.yaml:? .*line \d+")
+        self.assertNotIn("scenario.yaml", page.split('id="id_manifests"')[0].split("<main")[-1])
+        textarea = page[page.index('id="id_manifests"'):]
+        self.assertIn("bad: [unclosed", textarea[:textarea.index("</textarea>")])
+        self.assertFalse(Scenario.objects.filter(name="Refused").exists())
+
+    def test_a_refused_object_in_an_upload_is_named_with_the_file(self):
+        self.client.force_login(self.editor)
+        upload = SimpleUploadedFile("team-a.yaml", BAD_SKEW.encode(), content_type="application/yaml")
+        r = self.client.post("/scenarios/new/", {"team": self.team.pk, "name": "Refused", "upload": upload})
+        self.assertContains(r, "team-a.yaml: ")
+        self.assertContains(r, "maxSkew")
+
+    def test_after_an_import_a_message_says_what_was_read_from_which_file(self):
+        self.client.force_login(self.editor)
+        upload = SimpleUploadedFile("cluster.yaml", SMALL.encode(), content_type="application/yaml")
+        r = self.client.post("/scenarios/new/", {"team": self.team.pk, "name": "Read", "upload": upload}, follow=True)
+        self.assertContains(r, "Scenario “Read” created from cluster.yaml: read 1 Node, 1 Pod.")

@@ -6,7 +6,8 @@ from rest_framework import exceptions, serializers
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
-from webapp.scenarios import compare, limits
+from webapp.scenarios import compare
+from webapp.scenarios.manifests import limits
 from webapp.scenarios.models import Run, Scenario
 
 CompareSerializer = inline_serializer("RunComparison", fields={

@@ -31,11 +31,32 @@ class DraftSerializer(serializers.ModelSerializer):
     check = serializers.SerializerMethodField()
     draft_run = serializers.SerializerMethodField()
     saved_run = serializers.SerializerMethodField()
+    edits = serializers.SerializerMethodField()
+    history = serializers.SerializerMethodField()
+    can_undo = serializers.SerializerMethodField()
+    can_redo = serializers.SerializerMethodField()
 
     class Meta:
         model = Draft
-        fields = ["base_revision", "manifests", "config", "edits", "updated_at", "check", "draft_run", "saved_run"]
-        read_only_fields = ["edits", "updated_at"]
+        fields = ["base_revision", "manifests", "config", "edits", "history", "can_undo", "can_redo", "updated_at",
+                  "check", "draft_run", "saved_run"]
+        read_only_fields = ["updated_at"]
+
+    @extend_schema_field(serializers.ListField(child=serializers.DictField(), help_text=(
+        "the edits applied to the base revision, in order (a text edit's text is the draft's manifests)")))
+    def get_edits(self, draft):
+        return [{"op": "text"} if e.get("op") == "text" else e for e in draft.edits]
+
+    @extend_schema_field(serializers.ListField(child=serializers.DictField(), help_text=(
+        "n, text (the edit in words), undone: the edits, then those undone (the next redo first)")))
+    def get_history(self, draft):
+        return drafts.history(draft)
+
+    def get_can_undo(self, draft) -> bool:
+        return bool(draft.edits)
+
+    def get_can_redo(self, draft) -> bool:
+        return bool(draft.undone)
 
     @extend_schema_field(serializers.DictField(help_text="ok, message, object, field, warnings, pods, pending…"))
     def get_check(self, draft):
@@ -128,6 +149,33 @@ class DraftEditView(GenericAPIView):
         except engine.ScenarioInvalid as e:
             return invalid(e)
         return Response(DraftSerializer(draft, context=self.get_serializer_context()).data)
+
+
+class DraftUndoView(GenericAPIView):
+    """Take the draft's latest edit back (redo applies it again); 409 when there is none."""
+
+    serializer_class = DraftSerializer
+    queryset = Draft.objects.none()
+    step = staticmethod(drafts.undo)
+    nothing = "There is no edit to undo."
+
+    @extend_schema(request=None, responses={200: DraftSerializer, 409: None})
+    def post(self, request, pk):
+        draft = drafts.get_or_start(editable_scenario(request, pk), request.user)
+        try:
+            done = self.step(draft)
+        except engine.ScenarioInvalid as e:  # a later edit no longer applies to the base
+            return invalid(e, status.HTTP_409_CONFLICT)
+        if done is None:
+            return Response({"detail": self.nothing}, status=status.HTTP_409_CONFLICT)
+        return Response(DraftSerializer(draft, context=self.get_serializer_context()).data)
+
+
+class DraftRedoView(DraftUndoView):
+    """Apply the latest undone edit again; 409 when there is none."""
+
+    step = staticmethod(drafts.redo)
+    nothing = "There is no undone edit to redo."
 
 
 class DraftRunView(GenericAPIView):

@@ -4,7 +4,8 @@ from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser, JSONParser
 from rest_framework.renderers import BaseRenderer
 
-from webapp.scenarios import documents, engine, limits
+from webapp.scenarios import engine
+from webapp.scenarios.manifests import documents, limits
 
 UTF8_BOM, BOMS = b"\xef\xbb\xbf", (b"\xff\xfe", b"\xfe\xff")
 

@@ -22,7 +22,8 @@ from rest_framework.parsers import BaseParser
 from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
-from webapp.scenarios import limits, pod_updates
+from webapp.scenarios import pod_updates
+from webapp.scenarios.manifests import limits
 from webapp.scenarios.models import Membership, PodUpdateAttempt, Scenario
 
 from .parsers import DepthLimitedJSONParser

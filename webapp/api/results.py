@@ -6,7 +6,8 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from webapp.front import results
-from webapp.scenarios import engine, explanations, limits
+from webapp.scenarios import engine, explanations
+from webapp.scenarios.manifests import limits
 from webapp.scenarios.models import Run, Scenario
 
 from . import result_types as types

@@ -1,8 +1,7 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.reverse import reverse
-
-from webapp.scenarios import limits, manifests as summaries
+from webapp.scenarios.manifests import limits
 from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink, Team
 
 
@@ -60,9 +59,10 @@ class ScenarioSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Scenario
-        fields = ["id", "url", "name", "team", "team_name", "current_revision",
+        fields = ["id", "url", "name", "description", "team", "team_name", "current_revision",
                   "created_by", "created_at", "updated_at", "last_run"]
         read_only_fields = ["team", "current_revision", "created_at", "updated_at"]
+        extra_kwargs = {"description": {"required": False}}
 
     @extend_schema_field(RunSummarySerializer(allow_null=True))
     def get_last_run(self, scenario):
@@ -101,7 +101,7 @@ class ScenarioDetailSerializer(ScenarioSerializer):
 
     @extend_schema_field(LoadSummarySerializer(allow_null=True))
     def get_load_summary(self, scenario):
-        return summaries.load_summary(self.head(scenario))
+        return self.head(scenario).summary["load"]
 
     @extend_schema_field({
         "type": "object", "description": "URLs of the scenario's collections",
@@ -152,7 +152,7 @@ class RevisionSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(LoadSummarySerializer(allow_null=True))
     def get_load_summary(self, revision):
-        return summaries.load_summary(revision)
+        return revision.summary["load"]
 
     def get_url(self, revision) -> str:
         return reverse("api:scenario-revision", args=[revision.scenario_id, revision.number],
@@ -181,7 +181,7 @@ class RunSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Run
-        fields = ["id", "url", "scenario", "revision", "kind", "params", "status", "error",
+        fields = ["id", "url", "scenario", "revision", "kind", "source", "label", "params", "status", "error",
                   "created_by", "created_at", "started_at", "finished_at", "result"]
 
     def get_url(self, run) -> str:

@@ -15,7 +15,8 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.reverse import reverse
 
 from webapp.front import auth
-from webapp.scenarios import limits, services
+from webapp.scenarios import services
+from webapp.scenarios.manifests import limits
 from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink, Team
 
 from . import result_types

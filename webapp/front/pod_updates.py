@@ -9,6 +9,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 
 from webapp.scenarios import engine, pod_updates, services
+from webapp.scenarios.manifests import pods as pod_text
 from webapp.scenarios.models import Membership, PodUpdateAttempt
 
 from .views import get_scenario
@@ -111,7 +112,7 @@ def attempt_context(attempt):
     """What the result fragment shows; where the pod lands once the run has finished."""
     run = attempt.run
     outcome = pod_updates.pod_outcome(run, attempt.pod_namespace, attempt.pod_name) if run else None
-    gates_left = pod_updates.summary(attempt.proposed)["gates"]
+    gates_left = pod_text.summary(attempt.proposed)["gates"]
     return {"attempt": attempt, "run": run, "outcome": outcome, "gates_left": gates_left,
             "changes": [t for t in (attempt.explanation or {}).get("terms", []) if t.get("changes")]
             if isinstance(attempt.explanation, dict) else []}
@@ -146,10 +147,10 @@ def pod_update(request, pk, namespace, name):
     """The form for one pod; POST proposes the update and shows the result."""
     scenario = get_scenario(request, pk, Role.EDITOR if request.method == "POST" else Role.VIEWER)
     head = scenario.head()
-    old = pod_updates.find_pod(head.manifests, namespace, name)
+    old = pod_text.find_pod(head.manifests, namespace, name)
     if old is None:
         raise Http404(f"Pod {namespace}/{name} is not in revision r{head.number}.")
-    gates = pod_updates.summary(old)["gates"]
+    gates = pod_text.summary(old)["gates"]
     attempt = stale = None
     if request.method == "POST":
         form = PodUpdateForm(request.POST, gates=gates)
@@ -164,17 +165,17 @@ def pod_update(request, pk, namespace, name):
         form = PodUpdateForm(initial=initial_for(old, head), gates=gates)
     context = {
         "scenario": scenario, "head": head, "namespace": namespace, "name": name, "pod": old,
-        "summary": pod_updates.summary(old), "form": form, "stale": stale,
+        "summary": pod_text.summary(old), "form": form, "stale": stale,
         "can_edit": scenario.allows(request.user, Role.EDITOR),
         "attempts": pod_attempts(scenario, namespace, name)[:50],
     }
     if attempt is not None:
         context.update(attempt_context(attempt))
         if attempt.allowed:  # the form now edits the new head
-            new_old = pod_updates.find_pod(attempt.revision.manifests, namespace, name)
+            new_old = pod_text.find_pod(attempt.revision.manifests, namespace, name)
             context["form"] = PodUpdateForm(initial=initial_for(new_old, attempt.revision),
-                                            gates=pod_updates.summary(new_old)["gates"])
-            context["head"], context["summary"] = attempt.revision, pod_updates.summary(new_old)
+                                            gates=pod_text.summary(new_old)["gates"])
+            context["head"], context["summary"] = attempt.revision, pod_text.summary(new_old)
     if request.htmx and request.method == "POST":
         return render(request, "front/pod_updates.html#pod-update-response", context)
     return render(request, "front/pod_updates.html", {**context, "page": "pod"})

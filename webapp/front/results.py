@@ -2,11 +2,13 @@
 
 Pure functions over the engine's result dict: pod metadata ("podInfo"), final counts and skews
 ("spreadDomains", "podsPerDomain"), scores with weights. They only read the recorded trace; nothing
-here recounts or recomputes scheduling. The topology "after step N" replays recorded events (its
-domain totals are the replayed chips; the engine keeps per-cycle counts only in explanations).
+here recounts or recomputes scheduling. The topology "after step N" replays recorded events to draw
+the chips; its domain totals are the engine's ("podsPerDomainAtStart" and each cycle's "podsPerDomain").
 """
 
 import hashlib
+
+from .templatetags import units
 
 ZONE_KEY = "topology.kubernetes.io/zone"
 PREFERRED_KEYS = [ZONE_KEY, "kubernetes.io/hostname", "topology.kubernetes.io/region"]
@@ -131,13 +133,12 @@ def topology(result, key=ZONE_KEY, meta=None, step=None, limit=None, keep=(), tr
         value = (node.get("labels") or {}).get(key, NO_DOMAIN)
         domains.setdefault(value, []).append(node)
     columns = []
-    engine_counts = pods_per_domain(result, key) if step is None else None
+    engine_counts = pods_per_domain(result, key) if step is None else pods_per_domain_at(result, key, step)
     for name, nodes in sorted(domains.items(), key=lambda kv: (kv[0] == NO_DOMAIN, kv[0])):
         shown = nodes if limit is None or len(nodes) <= limit else [
             node for i, node in enumerate(nodes)
             if i < limit or node["name"] in keep or node["name"] in nominated_nodes]
-        count = engine_counts.get(name) if engine_counts is not None else \
-            sum(len(placed.get(node["name"], ())) for node in nodes)  # a cycle's state: the replayed chips
+        count = (engine_counts or {}).get(name)
         drawn = [{
             "name": node["name"], "cordoned": bool(node.get("unschedulable")),
             "tainted": bool(node.get("taints")), "nominated": nominated_nodes.get(node["name"], []),
@@ -149,7 +150,7 @@ def topology(result, key=ZONE_KEY, meta=None, step=None, limit=None, keep=(), tr
         columns.append({"name": name, "nodes": drawn, "count": count, "missing": name == NO_DOMAIN,
                         "matching": matching,
                         "hidden": len(nodes) - len(drawn),
-                        "hidden_pods": count - sum(len(n["chips"]) for n in drawn)})
+                        "hidden_pods": None if count is None else count - sum(len(n["chips"]) for n in drawn)})
     status = pending_statuses(result, step)
     if tray_limit is not None and len(pending) > tray_limit:
         pending = sorted(pending, key=lambda p: (status.get(p) or "Pending") == "Pending")[:tray_limit]
@@ -168,6 +169,26 @@ def topology(result, key=ZONE_KEY, meta=None, step=None, limit=None, keep=(), tr
             "legend": [{"workload": w, "colour": legend[w]} for w in sorted(legend)],
             "pending_total": pending_total,
             "capped": any(column["hidden"] for column in columns) or len(tray) < pending_total}
+
+
+def stepped_keys(result):
+    """The label keys whose per-domain counts the engine kept cycle by cycle (None: a result stored before)."""
+    found = (result or {}).get("podsPerDomainAtStart")
+    return None if found is None else list(found)
+
+
+def pods_per_domain_at(result, key, step):
+    """{domain: pods on its nodes right after cycle `step`} of one label key, as the engine recorded it (the
+    counts at the start, then each cycle's changed domains), or None when it kept no counts for `key`."""
+    start = ((result or {}).get("podsPerDomainAtStart") or {}).get(key)
+    if start is None:
+        return None
+    counts = dict(start)
+    for c in cycles(result):
+        if c.get("cycle", 0) > step:
+            break
+        counts.update((c.get("podsPerDomain") or {}).get(key) or {})
+    return counts
 
 
 def pods_per_domain(result, key):
@@ -283,17 +304,18 @@ def spread_view(constraint, result):
         counted = name in counts
         rows.append({
             "name": name, "count": counts.get(name, 0), "skew": skew, "counted": counted,
-            "fits": counted and skew is not None and skew <= max_skew,
+            "fits": counted and bool((constraint.get("fitsMaxSkew") or {}).get(name)),
             "why": why or ([] if counted else ["no eligible node in this domain"]),
         })
     ignored_rows = [{"node": _names(g), "reason": g.get("reason", ""), "count": g.get("count", 0)}
                     for g in constraint.get("ignored") or []]
-    _bars(rows, minimum + max_skew)
+    band = constraint.get("bandTop")
+    _bars(rows, band or 0)
     return {
         "key": key, "short_key": short_key(key), "maxSkew": max_skew, "minDomains": constraint.get("minDomains"),
         "whenUnsatisfiable": constraint.get("whenUnsatisfiable"), "selector": constraint.get("selector", ""),
-        "selfMatch": constraint.get("selfMatch", 1), "globalMinimum": minimum, "band_max": minimum + max_skew,
-        "band_pct": _pct(minimum + max_skew, rows, minimum + max_skew), "domains": rows, "ignored": ignored_rows,
+        "selfMatch": constraint.get("selfMatch", 1), "globalMinimum": minimum, "band_max": band,
+        "band_pct": None if band is None else _pct(band, rows, band), "domains": rows, "ignored": ignored_rows,
         "domain_count": constraint.get("domainCount", len(counts)),
         "domains_truncated": bool(constraint.get("domainsTruncated")),
         "min_domains_sentence": min_domains_sentence(constraint),
@@ -321,16 +343,54 @@ def final_spreads(result, pod):
 
 def final_spread_view(entry):
     max_skew = entry.get("maxSkew", 1)
-    rows = [{"name": name, "count": count, "skew": entry["skews"].get(name),
-             "over": entry["skews"].get(name, 0) > max_skew}
+    over = set(entry.get("domainsOverMaxSkew") or ())
+    rows = [{"name": name, "count": count, "skew": entry["skews"].get(name), "over": name in over}
             for name, count in (entry.get("domains") or {}).items()]
-    _bars(rows, entry.get("globalMinimum", 0) + max_skew)
+    _bars(rows, entry.get("bandTop") or 0)
     return {"key": entry.get("topologyKey", ""), "short_key": short_key(entry.get("topologyKey", "")),
             "selector": entry.get("selector", ""), "maxSkew": max_skew, "minDomains": entry.get("minDomains"),
             "whenUnsatisfiable": entry.get("whenUnsatisfiable"), "globalMinimum": entry.get("globalMinimum", 0),
             "skew": entry.get("skew", 0), "within": entry.get("withinMaxSkew", True),
             "forced_zero": entry.get("minDomainsForcedZero", False), "domains": rows,
             "workloads": entry.get("workloads") or []}
+
+
+def pending_groups(result, meta=None):
+    """The pods the run left unscheduled, grouped by the engine's message (most pods first): each group with
+    its pods, the message, and the causes read from the explanation of its first explained pod (the root
+    cause first: a minDomains that forces the global minimum to 0, then each domain a constraint rejects)."""
+    explained = explanations(result)
+    groups = {}
+    for row in result.get("pods", []):
+        if row.get("outcome") == "Scheduled" or row.get("node"):
+            continue
+        message = row.get("message") or ("Held back by scheduling gates until they are removed."
+                                         if row.get("outcome") == "Gated" else "Not scheduled.")
+        group = groups.setdefault(message, {"message": message, "outcome": row.get("outcome"), "pods": [],
+                                            "nominated": set(), "causes": []})
+        group["pods"].append(row["pod"])
+        if row.get("nominatedNode"):
+            group["nominated"].add(row["nominatedNode"])
+    for group in groups.values():
+        first = next((p for p in group["pods"] if spread_of(explained.get(p) or {}).get("constraints")), None)
+        roots, others = [], []
+        for constraint in spread_of(explained.get(first) or {}).get("constraints") or []:
+            sentence = min_domains_sentence(constraint)
+            if sentence:
+                roots.append(f"{constraint.get('topologyKey')}: {sentence}")
+            others += spread_sentences(constraint, result)
+        group["causes"] = list(dict.fromkeys(roots + others))
+        group["explained_pod"] = first
+        group["nominated"] = sorted(group["nominated"])
+        group["priority"] = sorted({((meta or {}).get(p) or {}).get("priority", 0) for p in group["pods"]})
+    return sorted(groups.values(), key=lambda g: (-len(g["pods"]), g["message"]))
+
+
+def preempted(result, meta=None):
+    """[{pod, priority, node, preemptor, cycle}] of every pod the run evicted, as its Preempted event says."""
+    return [{"pod": e["pod"], "priority": ((meta or {}).get(e["pod"]) or {}).get("priority"), "node": e.get("node"),
+             "preemptor": e.get("preemptor"), "cycle": e.get("cycle")}
+            for e in result.get("events", []) if e.get("reason") == "Preempted"]
 
 
 def min_domains_sentence(constraint):
@@ -356,8 +416,9 @@ def spread_sentences(constraint, result=None):
         value = (node.get("labels") or {}).get(topology_key)
         if value is not None:
             members.setdefault(value, []).append(node["name"])
+    fits = constraint.get("fitsMaxSkew") or {}
     for domain, skew in sorted((constraint.get("skews") or {}).items()):
-        if skew <= max_skew:
+        if fits.get(domain, True):
             continue
         n = counts.get(domain, 0)
         nodes = members.get(domain, [])
@@ -549,16 +610,12 @@ def nominations(result, step=None):
 
 
 def quantity(resource, value):
-    if value is None:
-        return "—"
+    """An engine amount (cpu in millicores, memory in bytes) as people read it."""
     if resource == "cpu":
-        return f"{value / 1000:g}" if value % 1000 == 0 else f"{value}m"
+        return units.cores(value)
     if resource == "memory":
-        for unit, size in (("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)):
-            if value >= size:
-                return f"{value / size:.1f}{unit}".replace(".0" + unit, unit)
-        return str(value)
-    return str(value)
+        return units.memory(value)
+    return "—" if value is None else str(value)
 
 
 def node_bars(node):
@@ -591,6 +648,10 @@ def node_view(result, name, meta=None):
         "name": name, "labels": sorted((node.get("labels") or {}).items()),
         "taints": [taint_text(t) for t in node.get("taints") or []], "cordoned": bool(node.get("unschedulable")),
         "bars": node_bars(node), "chips": [chip(p, meta) for p in node.get("pods", [])],
+        "pods": [{**chip(p, meta), "priority": ((meta or {}).get(p) or {}).get("priority"),
+                  "cpu": quantity("cpu", (((meta or {}).get(p) or {}).get("requests") or {}).get("cpu", 0)),
+                  "memory": quantity("memory", (((meta or {}).get(p) or {}).get("requests") or {}).get("memory", 0))}
+                 for p in node.get("pods", [])],
         "nominated": nominated.get(name, []),
         "evicted_here": [e["pod"] for e in result.get("events", [])
                          if e.get("reason") == "Preempted" and e.get("node") == name],
@@ -632,11 +693,3 @@ def timeline(result, step=None):
         "outcomes": [{"cycle": c.get("cycle"), "pod": c.get("pod"), "result": c.get("result")}
                      for c in all_cycles],
     }
-
-
-def pod_names(result):
-    """Every pod the result mentions (pending ones first)."""
-    names = [r["pod"] for r in result.get("pods", [])]
-    for node in result.get("nodes", []):
-        names += [p for p in node.get("pods", []) if p not in names]
-    return names

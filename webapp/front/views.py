@@ -9,11 +9,12 @@ from django.urls import reverse
 from django.utils import timezone
 from django_htmx.http import HttpResponseClientRedirect
 from django.views.decorators.http import require_POST, require_safe
-
-from webapp.scenarios import manifests as summary
-from webapp.scenarios import activity, engine, limits, pod_updates, services
+from webapp.scenarios.manifests import summary
+from . import results
+from webapp.scenarios import activity, engine, fixes, pod_updates, services, sweeps
+from webapp.scenarios.manifests import limits
 from webapp.scenarios.forms import RevisionForm, RunForm, ScenarioCreateForm, TokenForm
-from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink
+from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink, Sweep
 
 from .sharing import share_context, shared_scenario_or_404
 
@@ -66,7 +67,13 @@ def scenario_create(request):
             team=data["team"], name=data["name"], manifests=data["manifests"], config=data["config"],
             author=request.user, message=data["message"] or "Created",
         )
-        messages.success(request, f"Scenario “{scenario.name}” created.")
+        read = scenario.head().summary.get("load") or {}
+        counted = ", ".join(f"{n} {kind}" for kind, n in sorted((read.get("read") or {}).items()))
+        ignored = sum(i.get("count", 0) for i in read.get("ignored") or [])
+        source = f" from {form.uploaded}" if getattr(form, "uploaded", None) else ""
+        messages.success(request, f"Scenario “{scenario.name}” created{source}: read {counted or 'nothing'}"
+                                  + (f"; {ignored} object{'s' if ignored != 1 else ''} ignored (see Cluster below)"
+                                     if ignored else "") + ".")
         show_warnings(request, form)
         return redirect("scenario-detail", pk=scenario.pk)
     return render(request, "front/scenario_create.html", {"form": form})
@@ -79,8 +86,11 @@ def show_warnings(request, form):
 
 def detail_context(request, scenario, form=None, stale=None):
     head = scenario.head()
+    new_link = request.session.pop("new_share_link", None)
+    if new_link and new_link.get("scenario") != scenario.pk:
+        new_link = None
     shown = limits.in_browser(head.manifests)
-    found = summary.of_revision(head)
+    found = head.summary
     if form is None:  # (a text too large for the page is replaced by uploading a file)
         form = RevisionForm(initial={"manifests": head.manifests if shown["editable"] else "",
                                      "config": head.config, "base_revision": head.number})
@@ -95,9 +105,10 @@ def detail_context(request, scenario, form=None, stale=None):
         "revisions": scenario.revisions.select_related("author").defer(*REVISION_TEXT)[:50],
         "runs": scenario.runs.select_related("revision", "created_by").defer(*RUN_TEXT)[:10],
         "share_links": scenario.share_links.filter(revoked_at__isnull=True),
+        "new_share_url": new_link and new_link["url"],
         **node_rows(request, found),
         "kinds": dict(found["counts"]),
-        "load": summary.load_summary(head),
+        "load": head.summary["load"],
         "shown": shown,
         # a fork links to its source only for those who may open it
         "fork_source": scenario.forked_from_id and Scenario.objects.visible_to(request.user)
@@ -207,12 +218,13 @@ RUN_PAGE_ROWS = 1000
 
 def run_context(run, poll_url, shared=False, show_all=False):
     result = run.result or {}
+    meta = result.get("podInfo") or {}
     pods = result.get("pods", [])
     placed = {}
     for row in pods:
         if row.get("node"):
             placed.setdefault(row["node"], []).append(row["pod"])
-    found = summary.summarize(run.manifests) if run.manifests else summary.of_revision(run.revision)
+    found = summary.summarize(run.manifests) if run.manifests else run.revision.summary
     nodes = summary.rows_of(found, None if show_all else RUN_PAGE_ROWS)
     for node in nodes:
         node["placed"] = placed.get(node["name"], [])
@@ -220,6 +232,7 @@ def run_context(run, poll_url, shared=False, show_all=False):
     for row in pods:
         outcomes[row.get("outcome")] = outcomes.get(row.get("outcome"), 0) + 1
     events = result.get("events", [])
+    nominated = {e["pod"]: e.get("node") for e in events if e.get("reason") == "Nominated"}  # the latest
     shown_pods, shown_events, shown_nodes = pods, events, nodes
     if not show_all:
         if len(pods) > RUN_PAGE_ROWS:  # the pods a what-if is about first: those not scheduled
@@ -228,23 +241,18 @@ def run_context(run, poll_url, shared=False, show_all=False):
             shown_pods = shown_pods[:RUN_PAGE_ROWS]
         shown_events, shown_nodes = events[:RUN_PAGE_ROWS], nodes[:RUN_PAGE_ROWS]
     return {
-        "run": run, "poll_url": poll_url, "shared": shared, "pods": shown_pods, "nodes": shown_nodes,
+        "run": run, "poll_url": poll_url, "shared": shared, "nodes": shown_nodes,
+        "pods": [dict(r, priority=(meta.get(r["pod"]) or {}).get("priority"), was_nominated=nominated.get(r["pod"]))
+                 for r in shown_pods],
         "outcomes": sorted(outcomes.items()),
-        "failed_scheduling": failed_scheduling(result),
+        "pending_groups": results.pending_groups(result, meta),
+        "preempted": results.preempted(result, meta),
         "events": shown_events,
         "evicted": result.get("evicted", []),
         "ignored": result.get("ignored", []),
         "totals": {"pods": len(pods), "events": len(events), "nodes": len(found["nodes"])},
         "capped": len(shown_pods) < len(pods) or len(shown_events) < len(events) or len(shown_nodes) < len(found["nodes"]),
     }
-
-
-def failed_scheduling(result):
-    """FailedScheduling events as the engine recorded them, else each pending pod's last message."""
-    events = [e for e in result.get("events", []) if e.get("reason") == "FailedScheduling"]
-    if events:
-        return [{"pod": e.get("pod"), "message": e.get("message")} for e in events]
-    return [row for row in result.get("pods", []) if row.get("message")]
 
 
 def render_run(request, run, poll_url, page_context):
@@ -261,7 +269,34 @@ def run_detail(request, run_id):
     run = get_object_or_404(Run.objects.select_related("revision", "scenario__team", "created_by")
                             .defer("revision__manifests"), pk=run_id)
     scenario = get_scenario(request, run.scenario_id)
-    return render_run(request, run, request.path, {"scenario": scenario})
+    return render_run(request, run, request.path, {"scenario": scenario,
+                                                   **fixes_context(run, scenario, request.user)})
+
+
+def fixes_context(run, scenario, user):
+    """The run's check of candidate fixes (a "fixes" sweep), if one was started, and whether one may be."""
+    sweep = Sweep.objects.filter(scenario=scenario, spec__type="fixes", spec__run=run.pk).order_by("-id").first()
+    rows, best = fixes.outcome(sweep) if sweep else ([], None)
+    pending = any(not r.get("node") and r.get("outcome") == "Unschedulable" for r in (run.result or {}).get("pods", []))
+    return {"fixes_sweep": sweep, "fix_rows": rows, "best_fix": best,
+            "fixes_running": any(r["status"] in ("queued", "running") for r in rows),
+            "can_check_fixes": pending and run.source == Run.Source.REVISION and user is not None
+            and scenario.allows(user, Role.EDITOR)}
+
+
+@login_required
+def run_fixes(request, run_id):
+    """GET: the fixes panel (polled while its runs are unfinished); POST: start checking the candidate fixes."""
+    run = get_object_or_404(Run.objects.select_related("revision", "scenario"), pk=run_id)
+    scenario = get_scenario(request, run.scenario_id, Role.EDITOR if request.method == "POST" else Role.VIEWER)
+    if request.method == "POST":
+        try:
+            sweeps.start(scenario, run.revision, {"type": "fixes", "run": run.pk}, request.user)
+        except (sweeps.SweepInvalid, engine.ScenarioInvalid) as e:
+            messages.error(request, f"Nothing to check: {e}")
+        return redirect(reverse("run-detail", args=[run.pk]) + "#fixes")
+    return render(request, "front/_fixes.html", {"run": run, "scenario": scenario,
+                                                 **fixes_context(run, scenario, request.user)})
 
 
 @require_safe
@@ -272,7 +307,7 @@ def shared_scenario(request, token):
         "scenario": scenario, "head": head, "token": token, "shared": True,
         "revisions": scenario.revisions.select_related("author").defer(*REVISION_TEXT)[:50],
         "runs": scenario.runs.select_related("revision").defer(*RUN_TEXT)[:20],
-        **node_rows(request, summary.of_revision(head)),
+        **node_rows(request, head.summary),
         "shown": limits.in_browser(head.manifests),
         **shared_gated_pods(scenario, head),
     })
@@ -301,9 +336,9 @@ def shared_run(request, token, run_id):
 def share_link_create(request, pk):
     scenario = get_scenario(request, pk, Role.OWNER)
     link, token = services.create_share_link(scenario, request.user)
-    url = request.build_absolute_uri(f"/s/{token}/")
-    messages.success(request, f"Read-only link (shown once, copy it now): {url}")
-    return redirect("scenario-detail", pk=scenario.pk)
+    # shown once, in the Sharing section beside a copy button (only a hash of the token is kept)
+    request.session["new_share_link"] = {"scenario": scenario.pk, "url": request.build_absolute_uri(f"/s/{token}/")}
+    return redirect(reverse("scenario-detail", args=[scenario.pk]) + "#share-h")
 
 
 @login_required

@@ -5,7 +5,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
 
-from webapp.scenarios import compare, limits, services
+from webapp.scenarios import compare, services
+from webapp.scenarios.manifests import limits
 from webapp.scenarios.models import Membership, Revision, Run
 
 from .views import get_scenario
@@ -20,7 +21,7 @@ def pick(scenario, value, user, start=False):
         revision = Revision.objects.filter(scenario=scenario, number=int(value[1:])).first()
         if revision is None:
             return None, f"{value}: no such revision"
-        run = scenario.runs.filter(revision=revision, manifests="").order_by("-created_at", "-id").first()
+        run = scenario.runs.filter(revision=revision, source=Run.Source.REVISION).order_by("-created_at", "-id").first()
         if run is None:
             if not start:
                 return None, f"{value} has never been run"

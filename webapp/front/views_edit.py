@@ -5,7 +5,8 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from webapp.scenarios import compare, drafts, edits, engine, limits, services
+from webapp.scenarios import compare, drafts, engine, services
+from webapp.scenarios.manifests import edits, limits
 from webapp.scenarios.models import Membership
 
 from .views import get_scenario
@@ -25,6 +26,7 @@ def draft_context(request, scenario, draft, **extra):
         diff = compare.compare(saved.result, mine.result)
     return {
         "scenario": scenario, "draft": draft, "check": drafts.summary(draft.manifests, draft.config),
+        "history": drafts.history(draft),
         "shown": limits.in_browser(draft.manifests),
         "outline": edits.outline(draft.manifests), "draft_run": mine, "saved_run": saved, "diff": diff,
         "draft_counts": compare.counts(mine.result) if mine and mine.result else None,
@@ -46,10 +48,54 @@ def draft_detail(request, pk):
     draft = drafts.get_or_start(scenario, request.user)
     if request.method == "POST":
         # (a draft too large for the page has no manifests box: its text stays)
-        drafts.set_text(draft, request.POST.get("manifests", draft.manifests), request.POST.get("config"))
+        keep_typed_text(draft, request.POST)
+        drafts.run_if_changed(draft, request.user)
         messages.success(request, "Draft text stored.")
         return redirect("draft-detail", pk=scenario.pk)
     return render_draft(request, scenario, draft)
+
+
+@login_required
+@require_POST
+def draft_autosave(request, pk):
+    """The editor's text, stored as it is typed (after a pause): the engine's verdict on it, and the draft run
+    by itself when it is valid (the side-by-side panel and the edit list come along)."""
+    scenario = get_scenario(request, pk, Role.EDITOR)
+    draft = drafts.get_or_start(scenario, request.user)
+    keep_typed_text(draft, request.POST)
+    drafts.run_if_changed(draft, request.user)
+    return render(request, "front/draft.html#autosaved", draft_context(request, scenario, draft, autosaved=True))
+
+
+@login_required
+@require_POST
+def draft_undo(request, pk):
+    return _step(request, pk, drafts.undo, "Undid", "There is no edit to undo.")
+
+
+@login_required
+@require_POST
+def draft_redo(request, pk):
+    return _step(request, pk, drafts.redo, "Redid", "There is no undone edit to redo.")
+
+
+def _step(request, pk, step, verb, nothing):
+    scenario = get_scenario(request, pk, Role.EDITOR)
+    draft = drafts.get_or_start(scenario, request.user)
+    try:
+        done = step(draft)
+    except engine.ScenarioInvalid as e:  # a later edit no longer applies
+        draft.refresh_from_db()
+        return render_draft(request, scenario, draft, "draft-body",
+                            edit_error={"message": str(e), "object": e.object, "field": e.field})
+    if done is None:
+        return render_draft(request, scenario, draft, "draft-body", edit_error={"message": nothing})
+    drafts.run_if_changed(draft, request.user)
+    said = f"{verb}: {edits.describe(done)}."
+    if request.htmx:
+        return render_draft(request, scenario, draft, "draft-body", edit_ok={"said": said})
+    messages.success(request, said)
+    return redirect("draft-detail", pk=scenario.pk)
 
 
 @login_required
@@ -61,9 +107,6 @@ def draft_validate(request, pk):
     return render(request, "front/_editor_check.html", {"check": check, "scenario": scenario})
 
 
-# The generic "value" box of older quick-edit forms (still accepted), per op.
-VALUE_FIELD = {"set_replicas": "replicas", "add_spread": "maxSkew", "set_priority": "priority",
-               "add_gate": "name", "remove_gate": "name"}
 TARGET_OPS = ("set_priority", "add_gate", "remove_gate")  # these name the pod or workload "target"
 NODE_OPS = ("cordon", "uncordon", "remove_node", "add_node", "add_taint", "remove_taint")
 
@@ -76,8 +119,6 @@ def edit_from_post(post):
         value = post.get(field, "").strip()
         if value != "":
             edit[field] = value
-    if op in VALUE_FIELD and "value" in edit:
-        edit[VALUE_FIELD[op]] = edit.pop("value")
     if op == "set_priority" and "priority" in edit and not limits.is_number(edit["priority"].removeprefix("-")) \
             and "priorityClassName" not in edit:
         edit["priorityClassName"] = edit.pop("priority")
@@ -99,6 +140,22 @@ def edit_from_post(post):
     return edit
 
 
+def only_changed_fields(edit, draft):
+    """A constraint form sends every field of the constraint: keep those the person changed, so that the edit
+    (and the edit list, and the revision message) says what changed."""
+    if edit.get("op") != "set_spread":
+        return edit
+    workload = next((w for w in edits.outline(draft.manifests)["workloads"] if w["ref"] == edit.get("workload")), None)
+    try:
+        current = workload["constraints"][int(edit.get("index", 0))] if workload else None
+    except (ValueError, IndexError):
+        current = None
+    if not current:
+        return edit
+    current = dict(current, minDomains=current.get("minDomains", "unset"))
+    return {k: v for k, v in edit.items() if k in ("op", "workload", "index") or str(current.get(k)) != str(v)}
+
+
 def keep_typed_text(draft, post):
     """Store the editor's text first when a quick edit sends it, so what was typed there is not lost."""
     if "manifests" not in post:
@@ -116,16 +173,18 @@ def draft_edit(request, pk):
     scenario = get_scenario(request, pk, Role.EDITOR)
     draft = drafts.get_or_start(scenario, request.user)
     keep_typed_text(draft, request.POST)
-    edit = edit_from_post(request.POST)
+    edit = only_changed_fields(edit_from_post(request.POST), draft)
     try:
         drafts.apply(draft, edit)
     except engine.ScenarioInvalid as e:
         draft.refresh_from_db()
         return render_draft(request, scenario, draft, "draft-body",
                             edit_error={"message": str(e), "object": e.object, "field": e.field})
+    drafts.run_if_changed(draft, request.user)
+    said = f"Applied: {edits.describe(edit)}."
     if request.htmx:
-        return render_draft(request, scenario, draft, "draft-body", edit_ok=edit)
-    messages.success(request, f"Applied {edit['op']}.")
+        return render_draft(request, scenario, draft, "draft-body", edit_ok={"said": said})
+    messages.success(request, said)
     return redirect("draft-detail", pk=scenario.pk)
 
 

@@ -6,7 +6,8 @@ Every view here also serves share links, read-only, under /s/<token>/ (see shari
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 
-from webapp.scenarios import engine, explanations, limits
+from webapp.scenarios import engine, explanations
+from webapp.scenarios.manifests import limits
 from webapp.scenarios.models import Run
 
 from . import results
@@ -63,6 +64,9 @@ def topology_context(run, result, key, step, pod, explain=True, show_all=False, 
     TOPOLOGY_NODES nodes (and those in ``keep`` or with nominated pods), the tray TOPOLOGY_PENDING pods."""
     meta = metadata(run)
     keys = results.topology_keys(result)
+    stepped = results.stepped_keys(result)
+    if step is not None and stepped is not None:  # a cycle's counts are kept for these keys only
+        keys = [k for k in keys if k in stepped]
     if key not in keys:
         key = keys[0] if keys else results.ZONE_KEY
     pod = pod or results.default_spread_pod(result, meta)
@@ -123,6 +127,10 @@ def run_pod(request, run_id, namespace, name, token=None):
     meta = metadata(run)
     context = {"run": run, "scenario": scenario, "x": explanation, "chip": results.chip(pod, meta),
                "gates": (meta.get(pod) or {}).get("gates") or [], "namespace": namespace, "name": name,
+               "priority": (meta.get(pod) or {}).get("priority"),
+               "requests": {r: results.quantity(r, v) for r, v in ((meta.get(pod) or {}).get("requests") or {}).items()},
+               "outcome": next((r for r in result.get("pods", []) if r["pod"] == pod), {}),
+               "preempted_by_this": [e for e in results.preempted(result, meta) if e["preemptor"] == pod],
                "explaining": state in (Run.Status.QUEUED, Run.Status.RUNNING), "explain_error": error,
                "not_computed": state == explanations.NOT_COMPUTED,
                **share_context(token)}

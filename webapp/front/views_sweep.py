@@ -4,7 +4,8 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from webapp.scenarios import edits, engine, sweeps
+from webapp.scenarios import engine, sweeps
+from webapp.scenarios.manifests import edits
 from webapp.scenarios.models import Membership, Sweep
 
 from .views import get_scenario

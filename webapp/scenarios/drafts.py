@@ -1,16 +1,16 @@
 """Drafts: one user's unsaved edits of a scenario, run and saved through services."""
 
-from django.db import transaction
 from django.utils import timezone
 
-from . import activity, documents, edits, engine, services
+from . import engine, services
+from .manifests import documents, edits
 from .models import Draft, Run
 
 
 def summary(manifests, config=""):
     """(ok, message, warnings, object, field): the engine's verdict on a text, for the editor
     (remembered per text: opening a large draft again does not load it into the engine again)."""
-    config_key = documents.key(config or "")[1].hex()
+    config_key = engine.text_key(config or "").hex()
     return dict(documents.memo(f"check:{config_key}", manifests, lambda: _summary(manifests, config)))
 
 
@@ -47,41 +47,78 @@ def find(scenario, user):
     return Draft.objects.filter(scenario=scenario, author=user).select_related("base_revision").first()
 
 
-def set_text(draft, manifests, config=None):
-    """Store the text as typed (validity is shown, not enforced: a draft may be mid-edit)."""
-    draft.manifests = manifests
-    if config is not None:
-        draft.config = config
-    draft.edits = list(draft.edits) + [{"op": "text"}]
+def _store(draft, edit_list, undone):
+    draft.edits, draft.undone = edit_list, undone
     draft.updated_at = timezone.now()
     draft.save()
     return draft
+
+
+def set_text(draft, manifests, config=None):
+    """Store the text as typed (validity is shown, not enforced: a draft may be mid-edit). The text is an edit
+    of its own, holding the text; typing on right after typing replaces that edit instead of adding one."""
+    config = draft.config if config is None else config
+    if (manifests, config) == (draft.manifests, draft.config):
+        return draft
+    edit = {"op": "text", "manifests": manifests, "config": config}
+    kept = list(draft.edits)
+    if kept and kept[-1].get("op") == "text":
+        kept.pop()
+    draft.manifests, draft.config = manifests, config
+    return _store(draft, kept + [edit], [])
 
 
 def apply(draft, edit):
     """Apply one structured edit; raises edits.EditError / engine.ScenarioInvalid, draft unchanged."""
     draft.manifests = edits.apply_edit(draft.manifests, edit, draft.config)
-    draft.edits = list(draft.edits) + [edit]
-    draft.updated_at = timezone.now()
-    draft.save()
-    return draft
+    return _store(draft, list(draft.edits) + [edit], [])
+
+
+def replay(base, edit_list):
+    """(manifests, config) of a base revision with edits applied in order: a text edit replaces the text, any
+    other applies to the text as it then is."""
+    manifests, config = base.manifests, base.config
+    for edit in edit_list:
+        if edit.get("op") == "text":
+            if "manifests" in edit:  # (a text edit stored before they held their text changes nothing)
+                manifests, config = edit["manifests"], edit.get("config", config)
+        else:
+            manifests = edits.apply_edit(manifests, edit, config)
+    return manifests, config
+
+
+def undo(draft):
+    """Take the latest edit back (kept for redo): the text is the base with the edits before it. Returns the
+    edit undone, or None when there is none."""
+    if not draft.edits:
+        return None
+    kept, edit = list(draft.edits[:-1]), draft.edits[-1]
+    draft.manifests, draft.config = replay(draft.base_revision, kept)
+    _store(draft, kept, list(draft.undone) + [edit])
+    return edit
+
+
+def redo(draft):
+    """Apply the latest undone edit again. Returns it, or None when there is none."""
+    if not draft.undone:
+        return None
+    edit, undone = draft.undone[-1], list(draft.undone[:-1])
+    draft.manifests, draft.config = replay(draft.base_revision, list(draft.edits) + [edit])
+    _store(draft, list(draft.edits) + [edit], undone)
+    return edit
+
+
+def history(draft):
+    """[{"n", "text", "undone"}]: the edits as a person reads them, then the undone ones (the next redo first)."""
+    done = [{"n": i + 1, "text": edits.describe(e), "undone": False} for i, e in enumerate(draft.edits)]
+    return done + [{"n": None, "text": edits.describe(e), "undone": True} for e in reversed(draft.undone)]
 
 
 def run(draft, user, seed=0):
     """Queue a Run of the draft's text (label "draft"), based on its base revision."""
-    from .tasks import enqueue
-
     engine.validate(draft.manifests, draft.config)
-    with transaction.atomic():
-        r = Run.objects.create(
-            scenario=draft.scenario, revision=draft.base_revision, created_by=user,
-            manifests=draft.manifests, config=draft.config, label="draft",
-            params={"seed": seed, "options": {}},
-        )
-        transaction.on_commit(lambda: enqueue(r.pk))
-    activity.record(user, activity.Verb.RUN_QUEUED, scenario=draft.scenario,
-                    object=f"run {r.pk} of a draft on revision {draft.base_revision.number}", run=r.pk)
-    return r
+    return services.queue_run(draft.scenario, draft.base_revision, user=user, source=Run.Source.DRAFT,
+                              seed=seed, manifests=draft.manifests, config=draft.config, label="draft")
 
 
 def save(draft, user, message=""):
@@ -95,22 +132,40 @@ def save(draft, user, message=""):
 
 
 def rebase(draft):
-    """Keep the draft's text but base it on the current revision (after a stale save)."""
+    """Keep the draft's text but base it on the current revision (after a stale save): its edits become that
+    text, so that the new base with them is still the draft."""
     draft.base_revision = draft.scenario.head()
-    draft.save()
-    return draft
+    return _store(draft, [{"op": "text", "manifests": draft.manifests, "config": draft.config}], [])
+
+
+def run_if_changed(draft, user):
+    """The draft runs by itself: queue a run of its text unless its latest run is of this very text or the text
+    is not a valid scenario (the editor says why); and one of the base revision to compare with, if none.
+    Returns the draft's run queued, or None."""
+    mine, saved = latest_runs(draft)
+    if mine is not None and (mine.manifests, mine.config) == (draft.manifests, draft.config):
+        return None
+    if not summary(draft.manifests, draft.config)["ok"]:
+        return None
+    queued = run(draft, user)
+    if saved is None:
+        services.queue_run(draft.scenario, draft.base_revision, user=user)
+    return queued
 
 
 def describe(edit_list):
-    ops = [e.get("op", "?") for e in edit_list if isinstance(e, dict)]
-    if not ops:
+    """A revision message for a draft's edits: what they did, in a sentence or two."""
+    said = [edits.describe(e) for e in edit_list if isinstance(e, dict)]
+    said = [s for i, s in enumerate(said) if s not in said[:i]]  # (typing, saved several times, is one edit)
+    if not said:
         return "Draft"
-    return "Draft: " + ", ".join(ops[:8]) + (" …" if len(ops) > 8 else "")
+    return "; ".join(said[:4]) + (f"; and {len(said) - 4} more edits" if len(said) > 4 else "")
 
 
 def latest_runs(draft):
     """(the draft's latest run, the base revision's latest plain run)."""
-    mine = draft.scenario.runs.filter(label="draft", created_by=draft.author).order_by("-created_at", "-id").first()
-    saved = draft.scenario.runs.filter(revision=draft.base_revision, manifests="", sweep__isnull=True) \
+    mine = draft.scenario.runs.filter(source=Run.Source.DRAFT, created_by=draft.author) \
+        .order_by("-created_at", "-id").first()
+    saved = draft.scenario.runs.filter(revision=draft.base_revision, source=Run.Source.REVISION) \
         .order_by("-created_at", "-id").first()
     return mine, saved

@@ -19,8 +19,9 @@ from pathlib import Path
 
 import scheduler_core
 from scheduler_core.workloads import MAX_PODS  # noqa: F401 - the quick edit's bound on replicas
-
-from . import documents, limits
+from scheduler_core.k8s.quantity import QuantityError, parse_quantity
+from scheduler_core.scenario_io import parse_fast as _engine_parse_fast
+from .manifests import limits
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +46,9 @@ LOADED_MAX = 8  # scenarios kept per process
 LOADED_MAX_BYTES = 8_000_000  # texts larger than this are not kept
 
 
-def _text_key(manifests, config):
-    """What names a scenario text (and its configuration) in the caches below."""
+def text_key(manifests, config=""):
+    """What names a text (and its configuration) in every cache of the web app: the ones below and the
+    manifest readers' (manifests/documents.py)."""
     return hashlib.sha256(f"{len(manifests)}:{manifests}{config or ''}".encode()).digest()
 
 
@@ -54,7 +56,7 @@ def load(manifests, config="", keep=True):
     """Parse and check a scenario with the engine (once per text and process, and once per
     text on this machine while the disk cache keeps it); raises ScenarioInvalid. ``keep``
     False: a text being typed, not worth a file in the disk cache."""
-    key = _text_key(manifests, config)
+    key = text_key(manifests, config)
     if len(manifests) + len(config or "") > LOADED_MAX_BYTES:
         return _load_through_disk(key, manifests, config, keep)
     found = _LOADED.get(key)
@@ -181,21 +183,45 @@ def _prune(directory):
             pass
 
 
-def _load(manifests, config=""):
+_fast_lock = threading.Lock()
+_fast_latest = (None, None)  # (a text's key, the fast reader's documents of it)
+
+
+def parse_fast(text, keep=False, shared=True):
+    """The engine's fast reader's documents of `text` (JSON, or YAML that YAML 1.1 reads no
+    differently), or None when the text needs libyaml. `shared` documents are read-only: those
+    of the latest text read with `keep` (a page's) are reused, so loading the text a page just
+    read does not parse it again, and a worker's own loads keep nothing. shared=False: new
+    objects, for a caller that changes them."""
+    global _fast_latest
+    if not shared:
+        return _engine_parse_fast(text)
+    k = text_key(text, "")
+    with _fast_lock:
+        if _fast_latest[0] == k:
+            return _fast_latest[1]
+    docs = _engine_parse_fast(text)
+    if keep and docs is not None:
+        with _fast_lock:
+            _fast_latest = (k, docs)
+    return docs
+
+
+def _load(manifests, config="", manifests_file=SCENARIO_FILE):
     if not manifests.strip():
-        raise ScenarioInvalid(f"{SCENARIO_FILE}: no Kubernetes objects found")
+        raise ScenarioInvalid(f"{manifests_file}: no Kubernetes objects found")
     parsed = None
-    for text, filename, which in ((manifests, SCENARIO_FILE, "manifests"), (config or "", CONFIG_FILE, "config")):
+    for text, filename, which in ((manifests, manifests_file, "manifests"), (config or "", CONFIG_FILE, "config")):
         try:
             # size and nesting, before a parser can choke on them
-            docs = documents.checked(text, filename) if text else limits.check_text(text, filename)
+            docs = limits.check_text(text, filename, parse_fast) if text else limits.check_text(text, filename)
         except limits.TooLarge as e:
             raise ScenarioInvalid(str(e), input=which) from e
         if which == "manifests":
             parsed = docs
     try:
         return scheduler_core.load_scenario(
-            manifests, filename=SCENARIO_FILE, config_text=config or None, parsed=parsed)
+            manifests, filename=manifests_file, config_text=config or None, parsed=parsed)
     except scheduler_core.ScenarioError as e:
         raise ScenarioInvalid(
             str(e), object=e.object or "", field=e.field or "",
@@ -214,9 +240,16 @@ def warm():
     kernels.warm()
 
 
-def validate(manifests, config=""):
-    """Check a scenario before it is saved; returns the engine's warnings."""
-    return list(load(manifests, config).warnings)
+def validate(manifests, config="", filename=SCENARIO_FILE):
+    """Check a scenario before it is saved; returns the engine's warnings. `filename`: the file the text came
+    from (an upload), which an error then names (with its line, where the engine gives one)."""
+    try:
+        return list(load(manifests, config).warnings)
+    except ScenarioInvalid:
+        if filename == SCENARIO_FILE:
+            raise
+    _load(manifests, config, filename)  # raises again, naming the file
+    return []
 
 
 def load_summary(manifests, config=""):
@@ -249,6 +282,14 @@ def simulate(manifests, config="", seed=0, detail="failed"):
              len(scenario.nodes), len(scenario.pods), (loaded - started) * 1000,
              (time.perf_counter() - loaded) * 1000)
     return result
+
+
+def quantity(text):
+    """The exact value of a Kubernetes quantity as written ("1500m", "4Gi"), or None when it is none."""
+    try:
+        return parse_quantity(text)
+    except QuantityError:
+        return None
 
 
 def run_filter(manifests, config, pod):
@@ -286,7 +327,7 @@ def gated_pods(manifests, config=""):
 
 
 # key of a text -> its pod_metadata, for the METADATA_MAX latest: an LRU of its own rather than
-# documents.memo (32 texts), as a 5,000-node text's metadata is tens of MB
+# the manifest readers' memo (32 texts), as a 5,000-node text's metadata is tens of MB
 _METADATA = OrderedDict()
 METADATA_MAX = 4
 _METADATA_LOCK = threading.Lock()
@@ -296,7 +337,7 @@ def pod_metadata(manifests, config=""):
     """{"ns/name": {labels, owner, priority, gates, node, spread}} of every pod in the manifests (for the
     dashboard; shared: not to be changed); spread: PodTopologySpread constrains it. Kept for the latest few
     texts: a run's pages ask for it on every view, and a large text is not kept loaded (LOADED_MAX_BYTES)."""
-    key = _text_key(manifests, config)
+    key = text_key(manifests, config)
     with _METADATA_LOCK:
         found = _METADATA.get(key)
         if found is not None:

@@ -1,6 +1,7 @@
 from django import forms
 
 from . import engine
+from .manifests import limits
 from .models import Membership, Team
 
 MANIFESTS_HELP = "Kubernetes objects as `kubectl get -o yaml` prints them: a List, or documents separated by ---."
@@ -12,18 +13,25 @@ class ManifestsMixin:
     def clean(self):
         cleaned = super().clean()
         upload = cleaned.get("upload")
+        filename = engine.SCENARIO_FILE
         if upload:
+            filename = upload.name or engine.SCENARIO_FILE
             try:  # as kubectl reads files: a UTF-8 or UTF-16 byte-order mark is honoured
-                cleaned["manifests"] = normalize(engine.decode(upload.read(), upload.name or engine.SCENARIO_FILE))
+                cleaned["manifests"] = normalize(engine.decode(upload.read(), filename))
             except engine.ScenarioInvalid:
-                self.add_error("upload", "The file is not UTF-8 text (nor UTF-16 with a byte-order mark).")
+                self.add_error("upload", f"{filename} is not UTF-8 text (nor UTF-16 with a byte-order mark).")
                 return cleaned
+            self.uploaded = filename
+            if limits.in_browser(cleaned["manifests"])["editable"]:
+                # the uploaded text goes into the editor, so that a refused file is not lost: fix it there
+                self.data = self.data.copy()
+                self.data["manifests"] = cleaned["manifests"]
         if not cleaned.get("manifests"):
             if "manifests" not in self.errors:
                 self.add_error("manifests", "Paste the manifests or upload a file.")
             return cleaned
         try:
-            self.warnings = engine.validate(cleaned["manifests"], cleaned.get("config", ""))
+            self.warnings = engine.validate(cleaned["manifests"], cleaned.get("config", ""), filename)
         except engine.ScenarioInvalid as e:
             self.add_error(e.input, str(e))
         return cleaned

@@ -59,6 +59,7 @@ class ScenarioQuerySet(models.QuerySet):
 class Scenario(models.Model):
     team = models.ForeignKey(Team, models.PROTECT, related_name="scenarios")
     name = models.CharField(max_length=200)
+    description = models.TextField(blank=True, default="")  # what it shows and what to try first
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, related_name="+")
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
@@ -131,6 +132,12 @@ class Run(models.Model):
     class Kind(models.TextChoices):
         SIMULATE = "simulate"
 
+    class Source(models.TextChoices):
+        """What the run simulates: a saved revision, a draft's text, or one cell of a sweep."""
+        REVISION = "revision"
+        DRAFT = "draft"
+        SWEEP_CELL = "sweep_cell"
+
     class Status(models.TextChoices):
         QUEUED = "queued"
         RUNNING = "running"
@@ -143,6 +150,7 @@ class Run(models.Model):
     # The saved revision run, or the base of the draft / sweep variant whose text is below.
     revision = models.ForeignKey(Revision, models.PROTECT, related_name="runs")
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.SIMULATE)
+    source = models.CharField(max_length=20, choices=Source.choices, default=Source.REVISION)
     # Non-empty for a draft or sweep-variant run: the text simulated instead of the revision's.
     manifests = models.TextField(blank=True, default="")
     config = models.TextField(blank=True, default="")
@@ -175,10 +183,6 @@ class Run(models.Model):
     @property
     def seed(self):
         return self.params.get("seed", 0)
-
-    @property
-    def is_draft(self):
-        return bool(self.manifests)
 
     def scenario_text(self):
         """(manifests, config) this run simulates: its own text, else its revision's."""
@@ -252,7 +256,8 @@ class Draft(models.Model):
     base_revision = models.ForeignKey(Revision, models.CASCADE, related_name="+")
     manifests = models.TextField()
     config = models.TextField(blank=True, default="")
-    edits = models.JSONField(default=list, blank=True)  # the structured edits applied, in order
+    edits = models.JSONField(default=list, blank=True)  # the edits applied to the base, in order (text ones hold it)
+    undone = models.JSONField(default=list, blank=True)  # edits undone, the latest last (redo takes it back)
     updated_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

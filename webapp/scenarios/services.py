@@ -3,7 +3,8 @@
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from . import activity, engine, manifests as summaries
+from . import activity
+from .manifests import summary as summaries
 from .activity import Verb
 from .models import Revision, Run, Scenario, ShareLink
 
@@ -16,22 +17,14 @@ class StaleRevision(Exception):
         self.current = current
 
 
-def _summary(manifests, config):
-    """What a revision keeps of its text for pages: the node table and counts, and the engine's summary of
-    loading it (which validates it: raises ScenarioInvalid)."""
-    load = engine.load_summary(manifests, config)
-    return dict(summaries.summarize(manifests), load=load)
-
-
 def create_scenario(*, team, name, manifests, config="", author, message="", record=True):
-    summary = _summary(manifests, config)
+    summary = summaries.of_text(manifests, config)
     with transaction.atomic():
         scenario = Scenario.objects.create(team=team, name=name, created_by=author, current_revision=1)
         Revision.objects.create(
             scenario=scenario, number=1, manifests=manifests, config=config or "",
             author=author, message=message or "Created", summary=summary,
         )
-    _summarize_more(scenario.head())
     if record:
         activity.record(author, Verb.SCENARIO_CREATED, scenario=scenario, object=name, revision=1)
     if author is not None:  # its author has seen it: the scenario list counts changes from here
@@ -47,7 +40,7 @@ def save_revision(scenario, *, manifests, config="", author, message="", base=No
     one wins on PostgreSQL; the others get StaleRevision and lose nothing
     they can't resend.
     """
-    summary = _summary(manifests, config)
+    summary = summaries.of_text(manifests, config)
     try:
         with transaction.atomic():
             locked = Scenario.objects.select_for_update().get(pk=scenario.pk)
@@ -66,22 +59,9 @@ def save_revision(scenario, *, manifests, config="", author, message="", base=No
     except IntegrityError:
         raise StaleRevision(Scenario.objects.get(pk=scenario.pk).current_revision)
     scenario.current_revision = revision.number
-    _summarize_more(revision)
     activity.record(author, Verb.REVISION_SAVED, scenario=scenario, object=f"revision {revision.number}",
                     revision=revision.number, message=message)
     return revision
-
-
-def _summarize_more(revision):
-    """The gated pods panel's rows and the sweep form's choices, worked out while this process has the text
-    (kept in the revision's summary)."""
-    from . import pod_updates, sweeps
-
-    try:
-        pod_updates.gated_pods(revision)
-    except engine.ScenarioInvalid:  # (validated just before: not expected) the panel says why when opened
-        pass
-    sweeps.form_outline(revision)
 
 
 def restore_revision(scenario, old, *, author, base=None):
@@ -117,19 +97,27 @@ def revoke_share_link(link, user):
                         link=link.pk)
 
 
-def queue_run(scenario, revision, *, user, seed=0, options=None):
-    """Create a queued Run and hand its id to a worker once the row is committed."""
+def queue_run(scenario, revision, *, user, source=Run.Source.REVISION, seed=0, options=None, manifests="",
+              config="", label="", sweep=None, variant=None, record=True):
+    """The one way to queue a run: create the Run (of `revision`, or of a draft's or a sweep cell's text based
+    on it, as `source` says) and hand its id to a worker once the row is committed."""
     from .tasks import enqueue
 
+    if (source == Run.Source.REVISION) != (manifests == ""):
+        raise ValueError("a revision's run simulates the revision's text; a draft's or a cell's its own")
     with transaction.atomic():
         run = Run.objects.create(
-            scenario=scenario, revision=revision, created_by=user,
+            scenario=scenario, revision=revision, created_by=user, source=source, manifests=manifests,
+            config=config, label=label, sweep=sweep, variant=variant or {},
             params={"seed": seed, "options": options or {}},
         )
         # After commit, so the worker never looks for a row it cannot see yet.
         transaction.on_commit(lambda: enqueue(run.pk))
-    activity.record(user, Verb.RUN_QUEUED, scenario=scenario, object=f"run {run.pk} of revision {revision.number}",
-                    run=run.pk, revision=revision.number)
+    if record:
+        what = {Run.Source.REVISION: "", Run.Source.DRAFT: " of a draft"}.get(source, f" ({label})")
+        activity.record(user, Verb.RUN_QUEUED, scenario=scenario,
+                        object=f"run {run.pk}{what} of revision {revision.number}", run=run.pk,
+                        revision=revision.number)
     return run
 
 

@@ -2,7 +2,8 @@
 
 from django.db import transaction
 
-from . import activity, compare, edits, manifests
+from . import activity, fixes, services
+from .manifests import edits
 from .models import Run, Sweep
 
 MAX_CELLS = 48
@@ -75,6 +76,13 @@ def cells(revision, spec):
         _bound(len(zones))
         return [(f"without {key}={z}", {"removed_zone": z}, [{"op": "remove_zone", "zone": z, "key": key}])
                 for z in zones]
+    if kind == "fixes":  # the candidate fixes of a run's pending pods (fixes.py)
+        run = revision.runs.filter(pk=spec.get("run"), status=Run.Status.SUCCEEDED).first()
+        found = fixes.candidates(run.result, revision.manifests) if run else []
+        if not found:
+            raise SweepInvalid("no change of the pods' own spread constraints or of cordoned nodes to try",
+                               object="sweep", field="run")
+        return [(label, {"edit": edit}, [edit]) for label, edit in found]
     raise SweepInvalid("type must be \"skew\" (maxSkew × minDomains) or \"zones\" (remove each zone)",
                        object="sweep", field="type")
 
@@ -87,18 +95,15 @@ def _bound(n):
 
 def start(scenario, revision, spec, user):
     """Create the Sweep and one queued Run per cell; raises SweepInvalid / engine.ScenarioInvalid."""
-    from .tasks import enqueue
-
     planned = []
     for label, variant, edit_list in cells(revision, spec):
         text = edits.apply_edits(revision.manifests, edit_list, revision.config)
         planned.append((label, variant, text))
     with transaction.atomic():
         sweep = Sweep.objects.create(scenario=scenario, revision=revision, spec=spec, created_by=user)
-        runs = [Run.objects.create(scenario=scenario, revision=revision, sweep=sweep, variant=variant,
-                                   label=label, manifests=text, config=revision.config, created_by=user)
+        runs = [services.queue_run(scenario, revision, user=user, source=Run.Source.SWEEP_CELL, manifests=text,
+                                   config=revision.config, label=label, sweep=sweep, variant=variant, record=False)
                 for label, variant, text in planned]
-        transaction.on_commit(lambda: [enqueue(r.pk) for r in runs])
     activity.record(user, activity.Verb.SWEEP_STARTED, scenario=scenario,
                     object=f"sweep {sweep.pk} of revision {revision.number} ({len(runs)} runs)", sweep=sweep.pk)
     return sweep
@@ -106,14 +111,8 @@ def start(scenario, revision, spec, user):
 
 def form_outline(revision):
     """What the sweep form offers for a revision: its workloads (with whether they have spread constraints)
-    and zones; kept in the revision's summary once worked out, so that the page does not parse a large text."""
-    found = (revision.summary or {}).get("sweep_outline")
-    if found is None:
-        outline = edits.outline(revision.manifests, keep=False)
-        found = {"workloads": [{"ref": w["ref"], "constraints": bool(w["constraints"])} for w in outline["workloads"]],
-                 "zones": list(outline["zones"])}
-        manifests.remember(revision, "sweep_outline", found)
-    return found
+    and zones, as kept in its summary when it was saved."""
+    return revision.summary["sweep_outline"]
 
 
 def table(sweep):
@@ -123,10 +122,7 @@ def table(sweep):
         row = {"run": run, "label": run.label, "variant": run.variant, "status": run.status,
                "scheduled": None, "pending": None, "skew": {}, "error": run.error}
         if run.status == Run.Status.SUCCEEDED:
-            found = run.summary
-            if found is None and run.result:  # a cell run before rows were kept with it
-                found = compare.cell_summary(run.result)
-                Run.objects.filter(pk=run.pk, summary__isnull=True).update(summary=found)
+            found = run.summary  # kept with the cell when it finished
             if found is not None:
                 row.update(scheduled=found["scheduled"], pending=found["pending"], skew=found["skew"])
         rows.append(row)

@@ -53,7 +53,7 @@ def execute_run(self, run_id):
     if run.sweep_id and status == Run.Status.SUCCEEDED:
         summary = compare.cell_summary(result)
     computed = time.perf_counter()
-    # One write for status, result and error; only if the sweep hasn't reaped the run meanwhile.
+    # One write for status, result and error; only if the stuck-run reaper hasn't taken the run meanwhile.
     store(lambda: Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(
         status=status, result=result, error=error, summary=summary, finished_at=timezone.now()
     ), f"run {run_id}")
@@ -67,7 +67,7 @@ STORE_ATTEMPTS = 4
 def store(update, what):
     """update() (a write of the task's outcome), again on a new connection if the database dropped
     the one it had (a restart, a failover, pg_terminate_backend while the engine ran): the result of
-    minutes of simulation is not lost, nor is the run left "running" for the sweep to redo."""
+    minutes of simulation is not lost, nor is the run left "running" for the reaper to redo."""
     for attempt in range(1, STORE_ATTEMPTS + 1):
         try:
             return update()
@@ -185,11 +185,11 @@ def try_enqueue(run_id):
 
 
 @shared_task(ignore_result=True)
-def sweep_runs():
-    return sweep()
+def reap_stuck_runs():
+    return reap_stuck()
 
 
-def sweep(now=None):
+def reap_stuck(now=None):
     """Re-queue (once) or fail runs stuck in `running` past the limit; resend old queued ones.
 
     Returns (requeued, failed, resent) counts.
@@ -217,8 +217,8 @@ def sweep(now=None):
         old = now - timedelta(seconds=settings.RUN_QUEUED_RESEND_AFTER)
         for run_id in Run.objects.filter(status=Run.Status.QUEUED, created_at__lt=old).values_list("pk", flat=True):
             if not try_enqueue(run_id):
-                break  # the broker is down; the next sweep resends them
+                break  # the broker is down; the next reaping resends them
             resent += 1
     if requeued or failed or resent:
-        log.warning("sweep: %s re-queued, %s failed, %s resent", requeued, failed, resent)
+        log.warning("stuck-run reaper: %s re-queued, %s failed, %s resent", requeued, failed, resent)
     return requeued, failed, resent

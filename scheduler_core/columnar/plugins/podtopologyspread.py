@@ -415,7 +415,8 @@ class PodTopologySpread(ColumnarPlugin):
         values = h.column.values
         items = list(zip([values[v] for v in shown.tolist()], h.cnt[shown].tolist()))
         header, not_counted = self._static_part(pod, h.c, keys, True)
-        return {**header, **_domains(items, len(present), h.self_match, h.min_match),
+        return {**header, **ex.shown_domains_json(items, len(present), h.self_match, h.min_match,
+                                                   header["maxSkew"]),
                 "globalMinimum": h.min_match, "minDomainsForcedZero": h.forced_zero,
                 **not_counted}
 
@@ -446,7 +447,8 @@ class PodTopologySpread(ColumnarPlugin):
             groups.setdefault(ex.missing_label_reason(missing), []).append(int(i))
         header, not_counted = self._static_part(pod, sc.c, keys, s.require_all)
         return {
-            **header, **_domains(items[:MAX_DOMAINS], total, header["selfMatch"], minimum),
+            **header, **ex.shown_domains_json(items[:MAX_DOMAINS], total, header["selfMatch"], minimum,
+                                               header["maxSkew"]),
             "globalMinimum": minimum,
             "topologyNormalizingWeight": sc.weight,
             "ignoredScoredNodes": ex.ignored_json(
@@ -490,11 +492,6 @@ class PodTopologySpread(ColumnarPlugin):
             for v, n in zip(*np.unique(dom[dom >= 0], return_counts=True)):
                 by_domain.setdefault(col.values[v], {})[text] = int(n)
         return {"ignored": ex.ignored_json(groups), "ignoredByDomain": ex.by_domain_json(by_domain)}
-
-
-def _domains(shown: list[tuple[str, int]], total: int, self_match: int, minimum: int) -> dict:
-    return {"domains": dict(shown), "skews": {v: n + self_match - minimum for v, n in shown},
-            "domainCount": total, "domainsTruncated": total > len(shown)}
 
 
 def critical_paths(dc: DomainCounter, cnt: np.ndarray) -> CriticalPaths:

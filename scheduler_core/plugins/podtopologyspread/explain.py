@@ -60,14 +60,24 @@ def constraint_header(c: Constraint, pod: Pod) -> dict:
     }
 
 
-def domains_json(counts: Mapping[str, int], self_match: int, minimum: int) -> dict:
-    """domains (value -> count) and skews (value -> count + selfMatch - minimum), sorted by
-    value, at most MAX_DOMAINS of them; domainCount is the full number."""
+def domains_json(counts: Mapping[str, int], self_match: int, minimum: int, max_skew: int) -> dict:
+    """``shown_domains_json`` of every domain, sorted by value."""
     values = sorted(counts)
-    shown = values[:MAX_DOMAINS]
-    return {"domains": {v: counts[v] for v in shown},
-            "skews": {v: counts[v] + self_match - minimum for v in shown},
-            "domainCount": len(values), "domainsTruncated": len(values) > len(shown)}
+    return shown_domains_json([(v, counts[v]) for v in values[:MAX_DOMAINS]], len(values), self_match,
+                              minimum, max_skew)
+
+
+def shown_domains_json(shown: Sequence[tuple[str, int]], total: int, self_match: int, minimum: int,
+                       max_skew: int) -> dict:
+    """domains (value -> count), skews (value -> count + selfMatch - minimum: the skew placing the
+    pod there would make), fitsMaxSkew (value -> that skew <= maxSkew), of at most MAX_DOMAINS
+    shown domains; domainCount is the full number; bandTop the most matching pods a domain may
+    hold with the pod (minimum + maxSkew)."""
+    skews = {v: n + self_match - minimum for v, n in shown}
+    return {"domains": dict(shown), "skews": skews,
+            "fitsMaxSkew": {v: skew <= max_skew for v, skew in skews.items()},
+            "bandTop": minimum + max_skew,
+            "domainCount": total, "domainsTruncated": total > len(shown)}
 
 
 def ignored_json(groups: Iterable[tuple[str, int, list[str]]]) -> list[dict]:
@@ -112,7 +122,7 @@ def explain_hard(s: PreFilterState, i: int, pod: Pod, nodes: Sequence[Node],
     groups, by_domain = _group(_not_counted(c, s.constraints, pod, nodes, required, True))
     return {
         **constraint_header(c, pod),
-        **domains_json(s.tp_value_to_match_num[i], self_match_num(c, pod), min_match),
+        **domains_json(s.tp_value_to_match_num[i], self_match_num(c, pod), min_match, c.max_skew),
         "globalMinimum": min_match,
         "minDomainsForcedZero": len(s.tp_value_to_match_num[i]) < c.min_domains,
         "ignored": ignored_json(groups),
@@ -140,7 +150,7 @@ def explain_soft(s: PreScoreState, i: int, pod: Pod, nodes: Sequence[Node],
                                             require_all))
     return {
         **constraint_header(c, pod),
-        **domains_json(counts, self_match_num(c, pod), minimum),
+        **domains_json(counts, self_match_num(c, pod), minimum, c.max_skew),
         "globalMinimum": minimum,
         "topologyNormalizingWeight": s.topology_normalizing_weight[i],
         "ignoredScoredNodes": ignored_json(ignored),

@@ -39,7 +39,7 @@ def test_it_loads_every_kind_of_page_without_csp_violations(page, live_server, a
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.goto(f"{live_server.url}/scenarios/{scenario.pk}/")
-    page.locator("form.danger-zone button[type=submit]").click()
+    page.locator(".danger-zone form button[type=submit]").click()
     assert dialogs and dialogs[0].startswith("Delete this scenario?")
     scenario.refresh_from_db()
     assert scenario.deleted_at is None

@@ -465,7 +465,8 @@ import json, os, resource, signal, sys, time
 import django
 django.setup()
 import scheduler_core
-from webapp.scenarios import documents, engine, limits
+from webapp.scenarios import engine
+from webapp.scenarios.manifests import documents, limits
 vm = int(next(l for l in open("/proc/self/status") if l.startswith("VmSize:")).split()[1]) * 1024
 resource.setrlimit(resource.RLIMIT_AS, (vm + (1 << 30), resource.RLIM_INFINITY))
 

@@ -84,7 +84,7 @@ def test_it_redelivers_a_run_whose_worker_was_killed_and_finishes_it_once(scenar
 
 
 def test_it_reruns_once_a_run_whose_whole_worker_was_killed(scenario, redis, tmp_path):
-    """The machine dies (worker and pool SIGKILLed at once): the sweep re-queues the run for another worker."""
+    """The machine dies (worker and pool SIGKILLed at once): the stuck-run reaper re-queues the run for another worker."""
     worker = start_worker(connection, redis.url, tmp_path / "worker.log", RUN_TEST_DELAY=1)
     try:
         run = new_run(scenario)
@@ -95,13 +95,13 @@ def test_it_reruns_once_a_run_whose_whole_worker_was_killed(scenario, redis, tmp
         assert status_of(run) == "running"
         second = start_worker(connection, redis.url, tmp_path / "worker2.log", queue=worker.queue)
         try:
-            sweep = subprocess.run(
+            reaped = subprocess.run(
                 [sys.executable, "manage.py", "shell", "-c",
                  "from datetime import timedelta; from django.utils import timezone; "
-                 "from webapp.scenarios.tasks import sweep; print(sweep(timezone.now() + timedelta(seconds=400)))"],
+                 "from webapp.scenarios.tasks import reap_stuck; print(reap_stuck(timezone.now() + timedelta(seconds=400)))"],
                 env=app_env(connection, redis.url, second.queue), capture_output=True, text=True, timeout=60)
-            assert sweep.returncode == 0, sweep.stderr
-            assert sweep.stdout.strip().endswith("(1, 0, 0)"), sweep.stdout  # one re-queued, none failed
+            assert reaped.returncode == 0, reaped.stderr
+            assert reaped.stdout.strip().endswith("(1, 0, 0)"), reaped.stdout  # one re-queued, none failed
             wait_until(lambda: status_of(run) in Run.FINISHED, 30, "the re-queued run to finish")
             run.refresh_from_db()
             assert (run.status, run.attempts, run.error) == ("succeeded", 1, ""), second.text()
@@ -160,13 +160,13 @@ def test_it_answers_503_while_redis_is_down_keeps_edits_and_runs_queued_runs_whe
         code, body = call("POST", f"{base}/runs/", {}, token=key)
         assert code == 202, body
         wait_until(lambda: status_of(Run(pk=body["id"])) == "succeeded", 60, "a run after redis returned")
-        # The run queued during the outage is resent by the sweep (its message never reached Redis).
-        sweep = subprocess.run(
+        # The run queued during the outage is resent by the reaper (its message never reached Redis).
+        reaped = subprocess.run(
             [sys.executable, "manage.py", "shell", "-c",
-             "from webapp.scenarios.tasks import sweep; print(sweep())"],
+             "from webapp.scenarios.tasks import reap_stuck; print(reap_stuck())"],
             env=app_env(connection, redis.url, worker.queue, RUN_QUEUED_RESEND_AFTER=0),
             capture_output=True, text=True, timeout=60)
-        assert sweep.returncode == 0, sweep.stderr
+        assert reaped.returncode == 0, reaped.stderr
         wait_until(lambda: status_of(stranded) == "succeeded", 30, "the run queued during the outage")
         assert Run.objects.filter(scenario=scenario, status="succeeded").count() == 3
     finally:
@@ -223,7 +223,7 @@ def test_it_ends_every_run_and_explanation_once_whatever_is_killed(redis, tmp_pa
     scenario = services.create_scenario(team=team, name="Faults", manifests=MIN_DOMAINS, author=user)
     _, key = ApiToken.create(user, "faults")
     _, share = ShareLink.create(scenario, user)
-    worker = start_worker(connection, redis.url, tmp_path / "worker.log", RUN_TEST_DELAY=2, SWEEP_INTERVAL=1,
+    worker = start_worker(connection, redis.url, tmp_path / "worker.log", RUN_TEST_DELAY=2, REAP_INTERVAL=1,
                           BEAT_CHECK_INTERVAL=0.5, args=("-B", "-s", str(tmp_path / "beat-schedule")))
     web = start_web(connection, redis.url, worker.queue, tmp_path / "web.log")
     watcher = PageWatcher([f"{web.url}/s/{share}/"])
@@ -265,12 +265,12 @@ def test_it_ends_every_run_and_explanation_once_whatever_is_killed(redis, tmp_pa
         assert wait_until(lambda: ended(PodExplanation, pe.pk), 40, "the explanation whose worker was killed") == \
             {"status": "failed", "error": "The worker computing it stopped (killed or out of memory)."}, worker.text()
 
-        # 3. The beat killed: another starts, and the sweep goes on.
+        # 3. The beat killed: another starts, and the reaping goes on.
         [first] = beat_pids()
         os.kill(int(first), signal.SIGKILL)
         wait_until(lambda: len(beat_pids()) == 2, 20, "a new beat")
-        sweeps = worker.text().count("tasks.sweep_runs[")
-        wait_until(lambda: worker.text().count("tasks.sweep_runs[") > sweeps, 20, "a sweep from the new beat")
+        reapings = worker.text().count("tasks.reap_stuck_runs[")
+        wait_until(lambda: worker.text().count("tasks.reap_stuck_runs[") > reapings, 20, "a reaping from the new beat")
 
         # 4. Every database connection but the test's terminated mid-run: the result is stored all the same.
         run = run_until_running()

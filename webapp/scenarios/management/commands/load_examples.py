@@ -17,6 +17,17 @@ def title(path):
     return path.stem.replace("-", " ").capitalize()
 
 
+def description(text):
+    """The example's leading comment (what it shows, then "Try first: ..."), as paragraphs."""
+    lines = []
+    for line in text.splitlines():
+        if not line.startswith("#"):
+            break
+        lines.append(line[1:].strip())
+    said = " ".join(lines)
+    return said.replace(" Try first:", "\n\nTry first:")
+
+
 class Command(BaseCommand):
     help = "Create the demo user (demo/demo), the team 'demo' and one scenario per example file. Idempotent."
 
@@ -32,9 +43,10 @@ class Command(BaseCommand):
             name = title(path)
             if Scenario.objects.alive().filter(team=team, name=name).exists():
                 continue
-            services.create_scenario(
-                team=team, name=name, manifests=path.read_text(), author=user,
-                message=f"Loaded from {path.name}",
+            text = path.read_text()
+            scenario = services.create_scenario(
+                team=team, name=name, manifests=text, author=user, message=f"Loaded from {path.name}",
             )
+            Scenario.objects.filter(pk=scenario.pk).update(description=description(text))
             added += 1
         self.stdout.write(f"demo user 'demo' (password 'demo'), team 'demo': {added} example scenario(s) added")

@@ -13,7 +13,8 @@ import copy
 
 import yaml
 
-from . import documents, engine, limits
+from .. import engine
+from . import documents, limits
 
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
 ZONE_KEY = "topology.kubernetes.io/zone"
@@ -58,10 +59,8 @@ def _typed_items(docs):
     edit writes them back as documents of their own."""
     out = []
     for doc in docs:
-        kind = doc.get("kind") if isinstance(doc, dict) else None
-        if isinstance(kind, str) and kind.endswith("List") and kind != "List" and isinstance(doc.get("items"), list):
-            item = {"kind": kind[: -len("List")], "apiVersion": doc.get("apiVersion")}
-            out.extend(dict(item, **i) if isinstance(i, dict) else i for i in doc["items"])
+        if documents.list_item_kind(doc):  # a typed list ("" is a `kind: List`, kept as the file's shape)
+            out.extend(documents.objects([doc]) + [i for i in doc["items"] if not isinstance(i, dict)])
         else:
             out.append(doc)
     return out
@@ -443,6 +442,41 @@ OPS = {
     "add_gate": add_gate,
     "remove_gate": remove_gate,
 }
+
+
+def describe(edit):
+    """One edit as a person would say it ("Removed zone eu-west-1c", "maxSkew 3 on ReplicaSet/default/web")."""
+    if not isinstance(edit, dict):
+        return "an edit"
+    op, e = edit.get("op", "?"), {k: v for k, v in edit.items() if v not in (None, "")}
+    on = e.get("workload") or e.get("target") or ""
+    spread_fields = [f"{k} {e[k]}" for k in ("maxSkew", "minDomains", "whenUnsatisfiable", "topologyKey") if k in e]
+    one_field = {"set_max_skew": "maxSkew", "set_min_domains": "minDomains",
+                 "set_when_unsatisfiable": "whenUnsatisfiable", "set_topology_key": "topologyKey"}.get(op)
+    if one_field:
+        spread_fields = [f"{one_field} {e.get('value', '')}".strip()]
+    sentences = {
+        "text": "Edited the YAML",
+        "set_spread": f"{', '.join(spread_fields) or 'spread constraint'} on {on}",
+        "add_spread": f"Added a spread constraint to {on}" + (f" ({', '.join(spread_fields)})" if spread_fields else ""),
+        "remove_spread": f"Removed spread constraint {e.get('index', 0)} of {on}",
+        "set_replicas": f"{on} scaled to {e.get('replicas', '?')} replicas",
+        "add_node": f"Added node {e.get('name', '')} like {e.get('node', '')}"
+                    + (f" in zone {e['zone']}" if "zone" in e else ""),
+        "remove_node": f"Removed node {e.get('node', '')}",
+        "remove_zone": f"Removed zone {e.get('zone', '')}",
+        "cordon": f"Cordoned {e.get('node', '')}",
+        "uncordon": f"Uncordoned {e.get('node', '')}",
+        "add_taint": f"Tainted {e.get('node', '')} with {e.get('key', '')}"
+                     + (f"={e['value']}" if "value" in e else "") + f":{e.get('effect', 'NoSchedule')}",
+        "remove_taint": f"Removed taint {e.get('key', '')} from {e.get('node', '')}",
+        "set_priority": f"Priority of {on} set to {e.get('priority', e.get('priorityClassName', '?'))}",
+        "add_gate": f"Gate {e.get('name', '')} added to {on}",
+        "remove_gate": f"Gate {e.get('name', 'every gate')} removed from {on}",
+    }
+    if one_field:
+        return f"{spread_fields[0]} on {on}"
+    return sentences.get(op, op)
 
 
 def apply_edit(text, edit, config=""):

@@ -18,12 +18,12 @@ of a saved revision, which passed it when it was saved. Empty documents are drop
 keeps what pages derive from a text; ``dump`` and ``dump_all`` write YAML through libyaml.
 """
 
-import hashlib
 import threading
 from collections import OrderedDict
 
 import yaml
 
+from .. import engine
 from . import limits
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -38,32 +38,27 @@ _ReadLoader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in _LOADER.yaml_implicit_resolvers.items()}
 _lock = threading.Lock()
-_latest = (None, None, False)  # (key of a text, its documents, read by the fast path)
+_latest = (None, None)  # (key of a text, its documents)
 
 
-def _fast(text):
-    from scheduler_core.scenario_io import parse_fast
+def _fast_new(text):
+    return engine.parse_fast(text, shared=False)
 
-    return parse_fast(text)
+
+def _fast_kept(text):
+    return engine.parse_fast(text, keep=True)
 
 
 def parse(text, filename="scenario.yaml", stored=False):
     """The non-empty documents of `text`, new objects (see ``read`` for `stored`)."""
-    return _parse(text, filename, stored)[0]
+    return _parse(text, filename, stored, _fast_new)
 
 
-def _parse(text, filename, stored):
-    """(documents, read by the fast path)."""
-    docs = _fast(text) if stored else limits.check_text(text, filename, _fast)
-    fast = docs is not None
-    if not fast:
+def _parse(text, filename, stored, fast):
+    docs = fast(text) if stored else limits.check_text(text, filename, fast)
+    if docs is None:
         docs = yaml.load_all(text, Loader=_ReadLoader)
-    return [d for d in docs if d is not None], fast
-
-
-def key(text):
-    """A text's identity for caches: its length and SHA-256."""
-    return len(text), hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).digest()
+    return [d for d in docs if d is not None]
 
 
 def read(text, filename="scenario.yaml", stored=False):
@@ -71,13 +66,13 @@ def read(text, filename="scenario.yaml", stored=False):
     text of a saved revision, which passed ``limits.check_text`` when it was saved, so it is not
     walked again (a draft's text is not checked when stored: read it without `stored`)."""
     global _latest
-    k = key(text)
+    k = engine.text_key(text)
     with _lock:
         if _latest[0] == k:
             return _latest[1]
-    docs, fast = _parse(text, filename, stored)
+    docs = _parse(text, filename, stored, _fast_kept)
     with _lock:
-        _latest = (k, docs, fast)
+        _latest = (k, docs)
     return docs
 
 
@@ -89,7 +84,7 @@ def memo(name, text, compute):
     """compute(), once per text and name while among the MEMO_SIZE latest: what pages derive from a
     scenario's manifests (its node table, the quick-edit outline) without parsing it again when
     someone comes back to it. Shared: callers must not change what they get."""
-    k = (name, key(text))
+    k = (name, engine.text_key(text))
     with _lock:
         if k in _memo:
             _memo.move_to_end(k)
@@ -102,16 +97,33 @@ def memo(name, text, compute):
     return value
 
 
-def checked(text, filename="scenario.yaml"):
-    """``limits.check_text(text, filename, <the engine's fast parse>)``: the fast path's documents
-    (to hand to the engine, which reads them without changing them), or None once the text passed
-    the event-stream check. The documents ``read`` keeps for this very text are reused; nothing is
-    kept here (a worker loading scenarios holds no parsed text)."""
-    k = key(text)
-    with _lock:
-        if _latest[0] == k and _latest[2]:
-            return _latest[1]
-    return limits.check_text(text, filename, _fast)
+def list_item_kind(document):
+    """The kind a list document gives its items that carry none: "" for a `kind: List`, "Pod" for a PodList
+    (the raw API and `kubectl cluster-info dump` write typed lists, whose items take their kind and apiVersion
+    from the list, as kubectl reads them); None when the document is no list. The one reader of lists."""
+    kind = document.get("kind") if isinstance(document, dict) else None
+    if not isinstance(kind, str) or not kind.endswith("List") or not isinstance(document.get("items"), list):
+        return None
+    return kind[: -len("List")]
+
+
+def objects(docs):
+    """The objects (dicts) of documents, each list replaced by its items; an item of a typed list without a
+    kind or apiVersion takes the list's. Items are shared with `docs` unless one gained a field."""
+    out = []
+    for document in docs:
+        item_kind = list_item_kind(document)
+        if item_kind is None:
+            if isinstance(document, dict):
+                out.append(document)
+            continue
+        for item in document["items"]:
+            if not isinstance(item, dict):
+                continue
+            if item_kind and ("kind" not in item or "apiVersion" not in item):
+                item = {"kind": item_kind, "apiVersion": document.get("apiVersion"), **item}
+            out.append(item)
+    return out
 
 
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)

@@ -136,12 +136,6 @@ def _too_deep(filename, mark):
                     f"line {mark.line + 1}, column {mark.column + 1}; Kubernetes objects are never this deep.")
 
 
-def check_json_depth(value, limit=None):
-    """True if a parsed JSON value is at most `limit` levels deep (iterative, so it cannot overflow)."""
-    problem = json_problem(value, limit)
-    return problem is None or problem[0] != "depth"
-
-
 def json_problem(value, limit=None):
     """("depth", path) if nested deeper than `limit`, ("nul", path) if a key or string holds NUL, else None.
 

@@ -3,34 +3,20 @@
 It only reads what the user wrote; every scheduling answer comes from the engine.
 """
 
-import json
-
 import yaml
 
-from . import documents, limits
+from .. import engine
+from . import documents, edits, limits, pods
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
 
 
 def objects(text):
-    """The objects of the text, List items flattened (shared with other readers: not to be changed)."""
+    """The objects of a stored text, lists flattened (``documents.objects``; shared: not to be changed)."""
     try:
-        docs = [d for d in documents.read(text, stored=True) if isinstance(d, dict)]
+        return documents.objects(documents.read(text, stored=True))
     except (yaml.YAMLError, limits.TooLarge):
         return []
-    out = []
-    for document in docs:
-        kind = document.get("kind")
-        if kind == "List":
-            out.extend(item for item in document.get("items") or [] if isinstance(item, dict))
-        elif isinstance(kind, str) and kind.endswith("List") and isinstance(document.get("items"), list):
-            # a typed list (NodeList...): its items carry no kind, which kubectl (and the engine) take from it
-            item_kind = kind[: -len("List")]
-            out.extend(item if "kind" in item else dict(item, kind=item_kind)
-                       for item in document["items"] if isinstance(item, dict))
-        else:
-            out.append(document)
-    return out
 
 
 def nodes(text, limit=None):
@@ -50,40 +36,15 @@ def summarize(text):
     return documents.memo("summary", text, lambda: {"nodes": _nodes(text), "counts": _counts(text)})
 
 
-def of_revision(revision):
-    """A revision's summary: the one stored when it was saved; for a revision saved before summaries
-    were kept, worked out now and stored (shared: not to be changed)."""
-    if revision.summary is None:
-        revision.summary = summarize(revision.manifests)
-        type(revision).objects.filter(pk=revision.pk, summary__isnull=True).update(summary=revision.summary)
-    return revision.summary
-
-
-def load_summary(revision):
-    """The engine's summary of loading a revision (objects read and ignored per kind, pods added,
-    warnings): the one stored when it was saved; for a revision saved before, worked out now and
-    stored. None when the engine no longer accepts the text."""
-    from . import engine
-
-    found = of_revision(revision).get("load")
-    if found is None:
-        try:
-            found = engine.load_summary(revision.manifests, revision.config)
-        except engine.ScenarioInvalid:
-            return None
-        remember(revision, "load", found)
-    return found
-
-
-def remember(revision, name, value):
-    """Keep `value` in the revision's summary under `name` (when it has a JSON form: PostgreSQL's has no NaN)."""
-    found = dict(of_revision(revision), **{name: value})
-    try:
-        json.dumps(found, allow_nan=False)
-    except (TypeError, ValueError):
-        return
-    type(revision).objects.filter(pk=revision.pk).update(summary=found)
-    revision.summary = found
+def of_text(manifests, config=""):
+    """What a revision keeps of its text for pages, worked out once when it is saved: the node rows and counts
+    per kind, the engine's summary of loading it ("load"), its gated pods ("gated") and what the sweep form
+    offers ("sweep_outline"). Raises engine.ScenarioInvalid for a text the engine refuses."""
+    load = engine.load_summary(manifests, config)
+    outline = edits.outline(manifests, keep=False)
+    return dict(summarize(manifests), load=load, gated=pods.gated_rows(manifests, config), sweep_outline={
+        "workloads": [{"ref": w["ref"], "constraints": bool(w["constraints"])} for w in outline["workloads"]],
+        "zones": list(outline["zones"])})
 
 
 def _nodes(text):

@@ -1,0 +1,391 @@
+"""The scheduling loop: queue, cycles, binds, preemption, evictions, events.
+
+``Simulation`` runs each cycle through three hooks (``_new_record``, ``_schedule_pod``,
+``_explain``) that the columnar fast path (``columnar/simulate.py``) overrides; the loop
+itself, binds, failures, preemption and evictions exist once, here.
+
+Mirrors kube-scheduler v1.34 ``pkg/scheduler/schedule_one.go`` (scheduleOne,
+schedulingCycle, handleSchedulingFailure) driven by the queue model of ``queue.py``,
+without wall-clock time: it stops when the active queue is empty. Ties are broken by
+``random.Random(seed)``, so a run repeats.
+"""
+from __future__ import annotations
+
+import random
+
+from .framework.cycle_state import CycleState
+from .framework.fit_error import FitError
+from .framework.interface import NominatingInfo
+from .framework.runtime import Framework, HandleData, Nominator
+from .framework.snapshot import Snapshot
+from .framework.types import NodeInfo, PodInfo, QueuedPodInfo, new_pod_info
+from .k8s.types import Pod, replace_pod
+from .plugins.registry import SCORE
+from .queue import SchedulingQueue
+from .schedule_one import CycleRecord, Scheduler, SchedulingError
+from . import final_state, trace
+from .step_counts import StepCounts, stepped_keys
+from .plugins.defaultpreemption.default_preemption import STATE_KEY as PREEMPTION_KEY
+from .plugins.defaultpreemption.explain import trace_to_json
+from .plugins.volumebinding.explain import volumes_json
+
+SCHEDULED, UNSCHEDULABLE, GATED = "Scheduled", "Unschedulable", "Gated"
+
+
+def build_frameworks(scenario, data: HandleData) -> dict[str, Framework]:
+    """One Framework per profile, keyed by schedulerName."""
+    return {name: Framework(p, data) for name, p in scenario.config.profiles.items()}
+
+
+def build_node_infos(scenario) -> dict[str, NodeInfo]:
+    """NodeInfos in node order with the bound pods added (the scheduler cache)."""
+    infos = {n.name: NodeInfo(n) for n in scenario.nodes}
+    for p in scenario.pods:
+        if p.node_name and p.node_name in infos:
+            infos[p.node_name].add_pod(p)
+    _image_states(infos)
+    return infos
+
+
+def _image_states(infos: dict[str, NodeInfo]) -> None:
+    """Fill NodeInfo.image_states as the scheduler cache does (ImageLocality's helper)."""
+    from .plugins.imagelocality.image_locality import image_states_for
+    states = image_states_for(ni.node for ni in infos.values())
+    for name, ni in infos.items():
+        ni.image_states = states.get(name, {})
+
+
+class Simulation:
+    """State of one run: the cluster, the queue, nominations, events and results."""
+
+    def __init__(self, scenario, seed: int = 0, detail=True, fast: bool = True) -> None:
+        self.scenario = scenario
+        self.detail = detail
+        self.rng = random.Random(seed)
+        self.nominator = Nominator()
+        self.data = HandleData(scenario, self.nominator, self.rng, self._on_evict,
+                               self._on_clear_nomination, fast)
+        self.frameworks = build_frameworks(scenario, self.data)
+        self.scheduler = Scheduler(scenario.config.percentage_of_nodes_to_score, self.rng)
+        self.node_infos = build_node_infos(scenario)
+        first = next(iter(self.frameworks.values()))
+        cfg = scenario.config
+        self.queue = SchedulingQueue(first.queue_sort_less, cfg.pod_initial_backoff_seconds,
+                                     cfg.pod_max_backoff_seconds, first.queue_sort_key())
+        self.pending: dict[str, Pod] = {}  # key -> current value (nominations change it)
+        self.results: dict[str, dict] = {}  # key -> pods[] entry, first-attempt order
+        self.gated: list[Pod] = []
+        self.unhandled: list[Pod] = []  # pending pods no profile is responsible for
+        self.evicted: list[str] = []
+        self.evicted_by: dict[str, dict] = {}  # victim key -> its preemptor, cycle and node
+        self.events: list[dict] = []
+        self.cycles: list[dict] = []
+        self.explanations: dict[str, dict] = {}  # pod key -> its latest cycle, explained
+        self.preemptions: dict[str, dict] = {}  # pod key -> its latest preemption attempt
+        if isinstance(detail, (list, tuple, set, frozenset)):
+            self.detail = frozenset(detail)
+        self.node_index = {name: i for i, name in enumerate(self.node_infos)}
+        self.cycle = 0
+        self._evictions: list[tuple[Pod, Pod, str]] = []
+        self.warnings = list(scenario.warnings)
+        self.step_counts = StepCounts(self.node_infos,
+                                      stepped_keys(scenario.pods, self.node_infos.values()))
+
+    # --- setup -------------------------------------------------------------------------
+    def enqueue_pending(self) -> None:
+        """Every pending pod: gated ones held back, the rest in the active queue."""
+        for pod in self.scenario.pods:
+            if pod.node_name:
+                continue
+            fwk = self.frameworks.get(pod.scheduler_name)
+            if fwk is None:  # another scheduler's pod (the load warned about it)
+                self.unhandled.append(pod)
+                continue
+            self.pending[pod.key] = pod
+            if not fwk.run_pre_enqueue_plugins(pod).is_success():
+                self.gated.append(pod)
+                continue
+            if pod.nominated_node_name:
+                self.nominator.add(new_pod_info(pod), pod.nominated_node_name)
+            # the PodInfo is computed at each attempt (schedule_one); the queue reads the pod
+            self.queue.add(QueuedPodInfo(PodInfo(pod), timestamp=pod.creation_timestamp))
+
+    def run(self) -> None:
+        """Pop and schedule pods until the queue is empty (with a safety bound on cycles)."""
+        limit = 50 * (len(self.pending) + 1) + 1000
+        while len(self.queue):
+            if self.cycle >= limit:
+                self.warnings.append(f"{self.scenario.source}: stopped after {limit} "
+                                     "scheduling cycles")
+                break
+            qpi = self.queue.pop()
+            pod = self.pending.get(qpi.pod.key)
+            if pod is None:
+                continue
+            self.schedule_one(qpi, pod)
+
+    # --- one pod -------------------------------------------------------------------------
+    def schedule_one(self, qpi: QueuedPodInfo, pod: Pod) -> None:
+        """scheduleOne: a cycle, then bind or handle the failure; evictions afterwards."""
+        if pod.deletion_timestamp is not None:
+            self._skip_deleting(pod)
+            return
+        self.cycle += 1
+        qpi.attempts += 1
+        fwk = self.frameworks[pod.scheduler_name]
+        qpi.pod_info = new_pod_info(pod)
+        state, record = CycleState(), self._new_record()
+        cyc = {"cycle": self.cycle, "pod": pod.key, "attempt": qpi.attempts}
+        self.results.setdefault(pod.key, {"pod": pod.key})
+        try:
+            result = self._schedule_pod(fwk, state, pod, record)
+        except FitError as fe:
+            self._fit_failure(fwk, state, qpi, pod, fe, cyc)
+        except SchedulingError as se:
+            # schedulingCycle: errors clear the nomination (clearNominatedNode)
+            self._failure(qpi, pod, se.status.message(), set(), cyc, NominatingInfo("", "Override"))
+        else:
+            self._bind(fwk, state, qpi, pod, result.suggested_host, cyc)
+        cyc.update(trace.cycle_json(record.nominated_node_tried, record.nominated_node_fit,
+                                    record.nodes_evaluated))
+        if self._explains(pod, cyc, state):
+            self.explanations[pod.key] = self._explain(fwk, state, pod, record, cyc)
+        self.cycles.append(cyc)
+        self._apply_evictions()
+        changed = self.step_counts.take()
+        if changed:
+            cyc["podsPerDomain"] = changed
+
+    def _explains(self, pod: Pod, cyc: dict, state: CycleState) -> bool:
+        """Whether this cycle is explained (``detail``: True, False, "failed" or a
+        collection of pod keys); a preemption attempt is always kept when detail is on.
+        With "failed", a pod scheduled after failing loses its failure's explanation
+        (an explanation is always of the pod's latest cycle)."""
+        detail = self.detail
+        if not detail:
+            return False
+        try:
+            attempt = state.read(PREEMPTION_KEY)
+        except KeyError:
+            attempt = None
+        if attempt is not None:
+            self.preemptions[pod.key] = {"cycle": self.cycle, **trace_to_json(attempt)}
+        if detail is True:
+            return True
+        if detail == "failed":
+            if cyc.get("result") != SCHEDULED:
+                return True
+            self.explanations.pop(pod.key, None)
+            return False
+        return pod.key in detail
+
+    # --- the cycle's hooks (the columnar simulation overrides them) ------------------------
+    def _new_record(self) -> CycleRecord:
+        """What a cycle records for the explanation."""
+        return CycleRecord()
+
+    def _schedule_pod(self, fwk: Framework, state: CycleState, pod: Pod, record: CycleRecord):
+        """schedulePod over a Snapshot of the NodeInfos taken now; raises FitError or
+        SchedulingError."""
+        return self.scheduler.schedule_pod(fwk, state, pod, Snapshot(self.node_infos.values()),
+                                           record)
+
+    def _explain(self, fwk: Framework, state: CycleState, pod: Pod, record: CycleRecord,
+                 cyc: dict) -> dict:
+        """The pod's explanation of this cycle (trace.explanation_json) from the record."""
+        index = self.node_index
+        groups: dict = {}
+        passed = []
+        for name, st in record.filter.items():
+            if st.is_success():
+                passed.append(name)
+            else:
+                groups.setdefault(st, []).append(name)
+        passed.sort(key=index.__getitem__)
+        rejected = trace.rejected_json(
+            (st, len(names), sorted(names, key=index.__getitem__)[:trace.MAX_NODE_NAMES])
+            for st, names in groups.items())
+        rows = [(s.name, s.total, list(s.plugins.values()), list((s.raw or {}).values()))
+                for s in record.scores.values()]
+        plugins = list(next(iter(record.scores.values())).plugins) if record.scores else []
+        chosen = cyc.get("node") if cyc.get("result") == SCHEDULED else None
+        return trace.explanation_json(
+            cyc, len(self.node_infos), len(passed), rejected, passed,
+            trace.scores_json(plugins, rows, chosen, fwk.profile.weights,
+                              _skipped(fwk.points[SCORE], plugins) if record.scores else ()),
+            fwk.explain(state, pod))
+
+    def _skip_deleting(self, pod: Pod) -> None:
+        """skipPodSchedule: a terminating pending pod is never scheduled."""
+        msg = f"skip schedule deleting pod: {pod.key}"
+        self._event("Warning", "FailedScheduling", pod, msg)
+        self.results[pod.key] = {"pod": pod.key, "outcome": UNSCHEDULABLE, "node": None,
+                                 "nominatedNode": pod.nominated_node_name or None,
+                                 "message": msg}
+        self.pending.pop(pod.key, None)
+
+    def _bind(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, pod: Pod,
+              host: str, cyc: dict) -> None:
+        st = fwk.run_reserve_plugins(state, pod, host)
+        if st.is_success():
+            st = fwk.run_bind_plugins(state, pod, host)
+        if not st.is_success():
+            self._failure(qpi, pod, st.message(), {st.plugin} if st.plugin else set(), cyc)
+            return
+        bound = replace_pod(pod, node_name=host, nominated_node_name="", phase="Running")
+        pi = qpi.pod_info if qpi.pod_info.pod is pod else new_pod_info(pod)
+        pi = PodInfo(bound, pi.required_affinity_terms, pi.required_anti_affinity_terms,
+                     pi.preferred_affinity_terms, pi.preferred_anti_affinity_terms,
+                     pi.requests, pi.non_zero_requests)
+        self.node_infos[host].add_pod_info(pi)
+        self._bound(host, pi)
+        self.step_counts.moved(host, +1)
+        self.nominator.delete(pod)
+        del self.pending[pod.key]
+        self.results[pod.key] = {"pod": pod.key, "outcome": SCHEDULED, "node": host}
+        self._event("Normal", "Scheduled", pod,
+                    f"Successfully assigned {pod.key} to {host}", host)
+        cyc.update(result=SCHEDULED, node=host, message=None)
+        self.queue.move_after_assigned_pod_add(bound)
+
+    def _fit_failure(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, pod: Pod,
+                     fe: FitError, cyc: dict) -> None:
+        """schedulingCycle's FitError branch: PostFilter (preemption), then the failure."""
+        nominated = None
+        if fwk.has_post_filter_plugins():
+            result, st = fwk.run_post_filter_plugins(state, pod, fe.diagnosis)
+            fe.diagnosis.post_filter_msg = st.message()
+            if result is not None:
+                nominated = result.nominating_info
+        self._failure(qpi, pod, str(fe), set(fe.diagnosis.unschedulable_plugins), cyc, nominated)
+
+    def _failure(self, qpi: QueuedPodInfo, pod: Pod, message: str, plugins: set[str],
+                 cyc: dict, nominating=None) -> None:
+        """handleSchedulingFailure: event, nomination update, unschedulable pool."""
+        self._event("Warning", "FailedScheduling", pod, message)
+        if nominating is not None and nominating.mode == "Override":
+            pod = self._set_nomination(pod, nominating.nominated_node_name)
+        qpi.unschedulable_plugins = plugins
+        self.queue.add_unschedulable(qpi)
+        self.results[pod.key] = {"pod": pod.key, "outcome": UNSCHEDULABLE, "node": None,
+                                 "nominatedNode": pod.nominated_node_name or None,
+                                 "message": message}
+        cyc.update(result=UNSCHEDULABLE, node=None, message=message)
+
+    def _set_nomination(self, pod: Pod, node: str) -> Pod:
+        pod = replace_pod(pod, nominated_node_name=node)
+        self.pending[pod.key] = pod
+        self.nominator.add(new_pod_info(pod), node)
+        if node:
+            self._event("Normal", "Nominated", pod,
+                        f"Pod {pod.key} is nominated to node {node}", node)
+        return pod
+
+    def _bound(self, node: str, pi: PodInfo) -> None:
+        """A pod was added to node's NodeInfo (the columnar simulation follows)."""
+
+    def _removed(self, node: str, victim: Pod) -> None:
+        """A pod was removed from node's NodeInfo (the columnar simulation follows)."""
+
+    # --- handle callbacks ------------------------------------------------------------------
+    def _on_evict(self, victim: Pod, preemptor: Pod, node: str) -> None:
+        self._evictions.append((victim, preemptor, node))
+
+    def _on_clear_nomination(self, pod: Pod) -> None:
+        current = self.pending.get(pod.key)
+        if current is not None:
+            self.pending[pod.key] = replace_pod(current, nominated_node_name="")
+            if pod.key in self.results and "nominatedNode" in self.results[pod.key]:
+                self.results[pod.key]["nominatedNode"] = None
+
+    def _apply_evictions(self) -> None:
+        """The victims' DELETEs land after the preemptor's cycle; each moves the pooled
+        pods it may help (the preemptor among them)."""
+        if not self._evictions:
+            return
+        for victim, preemptor, node in self._evictions:
+            ni = self.node_infos.get(node)
+            if ni is None or not ni.remove_pod(victim):
+                continue
+            self._removed(node, victim)
+            self.step_counts.moved(node, -1)
+            self.queue.move_all_to_active(victim)
+            self.evicted.append(victim.key)
+            self.evicted_by[victim.key] = {"pod": preemptor.key, "cycle": self.cycle,
+                                           "node": node}
+            if victim.key in self.results:  # pending at the start, scheduled, then preempted
+                self.results[victim.key]["evicted"] = True
+            # upstream's message names the preemptor by UID; a person reads namespace/name
+            self._event("Normal", "Preempted", victim,
+                        f"Preempted by pod {preemptor.key} on node {node}", node,
+                        preemptor=preemptor.key)
+        self._evictions.clear()
+
+    def _event(self, type_: str, reason: str, pod: Pod, message: str, node: str | None = None,
+               preemptor: str | None = None) -> None:
+        ev = {"seq": len(self.events) + 1, "cycle": self.cycle, "type": type_,
+              "reason": reason, "pod": pod.key}
+        if node:
+            ev["node"] = node
+        if preemptor:
+            ev["preemptor"] = preemptor
+        ev["message"] = message
+        self.events.append(ev)
+
+    # --- output ------------------------------------------------------------------------
+    def ignored(self) -> list[dict]:
+        """Pending pods no profile is responsible for: not in ``pods`` (they are neither
+        scheduled nor unschedulable), each with the reason."""
+        return [{"pod": p.key, "reason": ignored_reason(p)} for p in self.unhandled]
+
+    def result(self) -> dict:
+        """The JSON-ready result: contract keys first, then events, cycles, nodes, warnings."""
+        pods = list(self.results.values())
+        pods += [{"pod": p.key, "outcome": GATED, "node": None} for p in self.gated]
+        out = {"pods": pods, "evicted": list(self.evicted), "ignored": self.ignored(),
+               "events": self.events, "cycles": self.cycles}
+        if self.detail:
+            out["explanations"] = self.explanations
+            out["preemptions"] = self.preemptions
+        out["spreadConstraints"] = trace.spread_constraints_json(self.scenario.pods)
+        out["nodes"] = trace.nodes_json(self.node_infos.values())
+        storage = getattr(self.scenario, "storage", None)
+        if storage is not None and not storage.empty():
+            fwk = next(iter(self.frameworks.values()))
+            out["volumes"] = volumes_json(fwk.volume_cache(), self.scenario.pods,
+                                          self.node_infos.values(), fwk)
+        out["warnings"] = self.warnings
+        out["podsPerDomainAtStart"] = self.step_counts.initial
+        out.update(self._final_state())
+        return out
+
+    def _final_state(self) -> dict:
+        """Every pod's labels, owner and priority, where the pods bound before the run
+        ended, and each spread constraint's final counts (``final_state.py``)."""
+        pods = self.scenario.pods
+        info = final_state.pod_info_json(pods)
+        spread, by_pod = final_state.spread_domains_json(
+            pods, self.scenario.config.profiles, self.scenario, list(self.node_infos.values()))
+        for key, indices in by_pod.items():
+            info[key]["spread"] = indices
+        return {"podInfo": info,
+                "boundPods": final_state.bound_pods_json(pods, self.evicted_by),
+                "spreadDomains": spread,
+                "podsPerDomain": final_state.pods_per_domain_json(self.node_infos.values())}
+
+
+def _skipped(score_plugins, scored) -> list[str]:
+    """The profile's score plugins that scored nothing in a cycle (PreScore skipped them)."""
+    return [pl.NAME for pl in score_plugins if pl.NAME not in scored]
+
+
+def ignored_reason(pod: Pod) -> str:
+    """Why a pending pod is not simulated: kube-scheduler only takes pods whose
+    schedulerName is one of its profiles (eventhandlers.go responsibleForPod)."""
+    return (f"schedulerName {_go_quote(pod.scheduler_name)} matches no profile: another "
+            "scheduler's pod, which kube-scheduler never tries")
+
+
+def _go_quote(s: str) -> str:
+    """Go's %q for the plain strings scheduler names are."""
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
