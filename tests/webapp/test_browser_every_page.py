@@ -48,7 +48,9 @@ def every_page(settings):
     draft_run = drafts.run(draft, owner)
     tasks.execute_run(draft_run.pk)
     sweep = sweeps.start(md, md.head(), {"type": "zones"}, owner)
-    for cell in sweep.runs.all():
+    grid = sweeps.start(md, md.head(), {"type": "skew", "workload": "ReplicaSet/default/api-5b7d9c8f4",
+                                        "maxSkew": [1, 2, 3], "minDomains": ["none", "3", "5"]}, owner)
+    for cell in list(sweep.runs.all()) + list(grid.runs.all()):
         tasks.execute_run(cell.pk)
     services.save_revision(md, manifests=edits.apply_edit(md.head().manifests, {"op": "cordon", "node": "node-a"}),
                            author=owner, message="cordon node-a")
@@ -62,9 +64,11 @@ def every_page(settings):
         "scenario": f"/scenarios/{md.pk}/", "revision": f"/scenarios/{md.pk}/revisions/2/",
         "draft": f"/scenarios/{md.pk}/draft/", "activity": f"/scenarios/{md.pk}/activity/",
         "fork": f"/scenarios/{md.pk}/fork/", "sweeps": f"/scenarios/{md.pk}/sweeps/",
+        "sweep": f"/sweeps/{sweep.pk}/", "sweep-grid": f"/sweeps/{grid.pk}/",
         "compare": f"/scenarios/{md.pk}/compare/?a={md_run.pk}&b={draft_run.pk}",
         "run": f"/runs/{md_run.pk}/", "run-topology": f"/runs/{md_run.pk}/topology/",
         "run-topology-step": f"/runs/{md_run.pk}/topology/?step=3", "run-nodes": f"/runs/{md_run.pk}/nodes/",
+        "run-nodes-by-zone": f"/runs/{md_run.pk}/nodes/?group=topology.kubernetes.io/zone",
         "run-node": f"/runs/{md_run.pk}/nodes/{node}/", "run-pod": f"/runs/{md_run.pk}/pod/{pending}/",
         "run-timeline": f"/runs/{md_run.pk}/timeline/", "preemption-run": f"/runs/{pre_run.pk}/",
         "preempted-pod": f"/runs/{pre_run.pk}/pod/{victim}/",

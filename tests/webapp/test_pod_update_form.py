@@ -46,6 +46,18 @@ class PodUpdateFormTests(BaseTestCase):
         with self.captureOnCommitCallbacks(execute=True):
             return self.client.post(self.url(), data, **headers)
 
+    def test_a_yaml_field_that_breaks_a_limit_is_refused_by_name(self):
+        cases = [
+            ("tolerations", '- key: "a\\0b"\n  operator: Exists\n', "tolerations (YAML list): a NUL character"),
+            ("affinity", "nodeAffinity: {}\n---\nnodeAffinity: {}\n", "affinity (YAML) must be one YAML document, not 2"),
+        ]
+        for field, value, message in cases:
+            with self.subTest(field=field, value=value):
+                r = self.post(self.form(**{field: value}))
+                self.assertEqual(r.status_code, 200)
+                self.assertContains(r, message)
+                self.assertFalse(PodUpdateAttempt.objects.exists())
+
     def test_the_scenario_page_loads_the_gated_pods_panel(self):
         self.client.force_login(self.viewer)
         page = self.client.get(f"/scenarios/{self.gated.pk}/").content.decode()
@@ -123,3 +135,4 @@ class PodUpdateFormTests(BaseTestCase):
         self.assertEqual(self.client.get(self.url()).status_code, 200)
         self.assertEqual(self.client.get(self.url("ghost")).status_code, 404)
         self.assertFalse(PodUpdateAttempt.objects.exists())
+

@@ -61,3 +61,28 @@ class RunNodesViewTests(BaseTestCase):
         none = self.client.get(f"/runs/{self.the_run.pk}/nodes/?q=gpu").content.decode()
         self.assertEqual(self.cards(none), [])
         self.assertIn("No node matches “gpu”", none)
+
+
+class NodesGroupedTests(BaseTestCase):
+    def test_the_nodes_view_groups_nodes_by_a_chosen_label_key_with_the_engines_pod_counts(self):
+        import re
+
+        from webapp.scenarios import services, tasks
+        from webapp.scenarios.management.commands.load_examples import EXAMPLES_DIR
+        from webapp.scenarios.models import Run
+
+        scenario = services.create_scenario(team=self.team, name="zs", author=self.owner,
+                                            manifests=(EXAMPLES_DIR / "zone-spreading.yaml").read_text())
+        run = Run.objects.create(scenario=scenario, revision=scenario.head(), created_by=self.owner)
+        tasks.execute_run(run.pk)
+        self.client.force_login(self.owner)
+        page = self.client.get(f"/runs/{run.pk}/nodes/", {"group": "topology.kubernetes.io/zone"}).content.decode()
+        groups = re.findall(r'<h2 id="group-\d+">topology.kubernetes.io/zone = ([^ ]+) <span class="muted">· (\d+) '
+                            r'nodes? · (\d+) pods?</span></h2>', page)
+        result = Run.objects.get(pk=run.pk).result
+        self.assertEqual({z: int(p) for z, _, p in groups},
+                         result["podsPerDomain"]["topology.kubernetes.io/zone"]["domains"])
+        self.assertEqual(sum(int(n) for _, n, _ in groups), len(result["nodes"]))
+        self.assertIn('<option value="topology.kubernetes.io/zone" selected>', page)
+        plain = self.client.get(f"/runs/{run.pk}/nodes/").content.decode()
+        self.assertNotIn('id="group-1"', plain)

@@ -23,7 +23,7 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
 from webapp.scenarios import pod_updates
-from webapp.scenarios.manifests import limits
+from webapp.scenarios.manifests import documents, limits
 from webapp.scenarios.models import Membership, PodUpdateAttempt, Scenario
 
 from .parsers import DepthLimitedJSONParser
@@ -46,17 +46,16 @@ class PodYAMLParser(BaseParser):
     def parse(self, stream, media_type=None, parser_context=None):
         try:
             text = stream.read().decode((parser_context or {}).get("encoding", "utf-8"))
-            limits.check_text(text, "request body")
-            documents = [d for d in yaml.safe_load_all(text) if d is not None]
+            docs = documents.parse(text, "request body")
         except limits.TooLarge as e:
             raise exceptions.ParseError(str(e))
         except (UnicodeDecodeError, yaml.YAMLError) as e:
             mark = getattr(e, "problem_mark", None)
             where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
             raise exceptions.ParseError(f"YAML parse error{where}: {getattr(e, 'problem', None) or e}")
-        if len(documents) != 1 or not isinstance(documents[0], dict):
+        if len(docs) != 1 or not isinstance(docs[0], dict):
             raise exceptions.ParseError("The YAML body must be exactly one Pod object.")
-        return {"pod": documents[0]}
+        return {"pod": docs[0]}
 
 
 class PodXYAMLParser(PodYAMLParser):

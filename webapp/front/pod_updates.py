@@ -9,6 +9,7 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 
 from webapp.scenarios import engine, pod_updates, services
+from webapp.scenarios.manifests import documents, limits
 from webapp.scenarios.manifests import pods as pod_text
 from webapp.scenarios.models import Membership, PodUpdateAttempt
 
@@ -57,12 +58,17 @@ class PodUpdateForm(forms.Form):
         if not text.strip():
             return None
         try:
-            value = yaml.safe_load(text)
+            docs = documents.parse(text, self.fields[name].label)
+        except limits.TooLarge as e:
+            raise forms.ValidationError(str(e))
         except yaml.YAMLError as e:
             mark = getattr(e, "problem_mark", None)
             where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
             raise forms.ValidationError(f"{self.fields[name].label}: YAML parse error{where}: "
                                         f"{getattr(e, 'problem', None) or e}")
+        if len(docs) > 1:
+            raise forms.ValidationError(f"{self.fields[name].label} must be one YAML document, not {len(docs)}.")
+        value = docs[0] if docs else None
         if value is not None and not isinstance(value, kind):
             raise forms.ValidationError(f"{self.fields[name].label} must be {example}.")
         return value
@@ -95,7 +101,7 @@ class PodUpdateForm(forms.Form):
 
 
 def yaml_text(value):
-    return yaml.safe_dump(value, sort_keys=False, default_flow_style=False) if value else ""
+    return documents.dump(value) if value else ""
 
 
 def initial_for(pod, revision):

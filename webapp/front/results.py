@@ -671,6 +671,18 @@ def nodes_overview(result, name="", limit=None):
             for n in matching[:limit]], len(matching)
 
 
+def group_nodes(result, cards, key):
+    """[{"name": domain, "nodes": cards, "pods": the engine's count of pods on its nodes}] of node cards grouped
+    by a label key (nodes without it last, under NO_DOMAIN)."""
+    labels = {n["name"]: (n.get("labels") or {}) for n in result.get("nodes", [])}
+    counts = pods_per_domain(result, key) or {}
+    groups = {}
+    for card in cards:
+        groups.setdefault(labels.get(card["name"], {}).get(key, NO_DOMAIN), []).append(card)
+    return [{"name": name, "nodes": members, "pods": counts.get(name)}
+            for name, members in sorted(groups.items(), key=lambda kv: (kv[0] == NO_DOMAIN, kv[0]))]
+
+
 def timeline(result, step=None):
     """Cycle `step` (1-based, clamped) of the simulation, with its events and neighbours."""
     all_cycles = cycles(result)

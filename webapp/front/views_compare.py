@@ -57,9 +57,11 @@ def compare_runs(request, pk):
         "errors": [e for e in (err_a, err_b) if e], "never_run": never_run,
         "can_edit": scenario.allows(request.user, Role.EDITOR),
         "choices": scenario.runs.select_related("revision").defer(
-            "result", "manifests", "summary", "revision__manifests", "revision__summary")[:50],
-        "numbers": scenario.revisions.values_list("number", flat=True),
+            "result", "manifests", "summary", "revision__manifests", "revision__summary").order_by("-id")[:50],
+        "revision_values": [f"r{n}" for n in scenario.revisions.order_by("-number").values_list("number", flat=True)],
         "a_value": request.GET.get("a", ""), "b_value": request.GET.get("b", ""),
+        "sides": [("a", "Before (A)", request.GET.get("a", "").strip()),
+                  ("b", "After (B)", request.GET.get("b", "").strip())],
     }
     template = "front/compare.html#compare-result" if request.htmx else "front/compare.html"
     return render(request, template, context)

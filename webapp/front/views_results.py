@@ -167,9 +167,13 @@ def run_nodes(request, run_id, token=None):
     name = request.GET.get("q", "").strip()
     show_all = request.GET.get("all") == "1"
     nodes, matched = results.nodes_overview(result, name, None if show_all else NODE_CARDS)
+    keys = results.topology_keys(result)
+    group_by = request.GET.get("group", "")
+    group_by = group_by if group_by in keys else ""
     return render(request, "front/run_nodes.html", {
         "run": run, "scenario": scenario, "nodes": nodes, "q": name, "matched": matched,
-        "total": len(result.get("nodes", [])), **share_context(token)})
+        "total": len(result.get("nodes", [])), "keys": keys, "group_by": group_by,
+        "groups": results.group_nodes(result, nodes, group_by) if group_by else None, **share_context(token)})
 
 
 @shareable
