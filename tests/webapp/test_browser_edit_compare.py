@@ -31,22 +31,25 @@ def test_it_edits_runs_and_compares_a_draft(page, live_server, celery_worker_pro
     page.get_by_text("Applied: maxSkew 4").wait_for()
 
     # Live validation names the object and field while typing.
-    editor = page.get_by_label("Manifests")
+    editor = page.locator("#id_draft_manifests")  # the form's field, which the code editor keeps up to date
     text = editor.input_value()
     assert "maxSkew: 4" in text
-    editor.fill(text.replace("maxSkew: 4", "maxSkew: 0", 1))
-    editor.press("End")
+    page.evaluate("""() => {  // a change in the code editor, as typing makes one
+        const view = document.getElementById("id_draft_manifests").codeEditor;
+        const at = view.state.doc.toString().indexOf("maxSkew: 4");
+        view.dispatch({changes: {from: at + 9, to: at + 10, insert: "0"}});
+    }""")
     page.locator("#editor-check.bad").wait_for(timeout=10_000)
     assert "maxSkew" in page.locator("#editor-check").inner_text()
     # Typed text is stored as typed, broken or not: it is there after a reload, and Undo takes it back.
     page.locator("#editor-check .autosaved").wait_for(timeout=10_000)
     page.goto(page.url)
-    assert "maxSkew: 0" in page.get_by_label("Manifests").input_value()
+    assert "maxSkew: 0" in page.locator("#id_draft_manifests").input_value()
     assert page.locator("#edit-history li").all_inner_texts() == ["maxSkew 4 on ReplicaSet/default/api-5b7d9c8f4",
                                                                   "Edited the YAML"]
     page.get_by_role("button", name="Undo").click()
     page.get_by_text("Undid: Edited the YAML.").wait_for()
-    assert "maxSkew: 4" in page.get_by_label("Manifests").input_value()
+    assert "maxSkew: 4" in page.locator("#id_draft_manifests").input_value()
 
     # The quick edit ran the draft by itself: the panel fills in without pressing "Run draft".
     page.locator("#draft-diff-summary").wait_for(timeout=60_000)

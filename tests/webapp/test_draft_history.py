@@ -1,6 +1,7 @@
 """A draft is its base revision plus its edits: typed text stored as it is typed, every edit listed in words,
 undo and redo on the page and in the API, and the draft running by itself after each change."""
 
+import re
 from unittest import mock
 
 from webapp.scenarios.models import Draft, Run
@@ -84,3 +85,17 @@ class DraftHistoryTests(BaseTestCase):
         self.post("edit/", op="add_gate", target="app=web", name="hold")
         self.client.post(self.base + "save/", {"message": ""})
         self.assertEqual(self.scenario.revisions.get(number=2).message, "Cordoned node-a; Gate hold added to app=web")
+
+    def test_an_autosave_sent_before_a_quick_edit_landed_does_not_undo_it(self):
+        page = self.client.get(self.base).content.decode()
+        version = re.search(r'name="version" id="draft-version" value="([^"]+)"', page).group(1)
+        self.post("edit/", op="cordon", node="node-a")  # lands first
+        with queued, self.captureOnCommitCallbacks(execute=True):  # the autosave of the text as it was loaded
+            self.client.post(self.base + "autosave/", {"manifests": SMALL + "# typed\n", "config": "",
+                                                       "version": version}, HTTP_HX_REQUEST="true")
+        draft = Draft.objects.get()
+        self.assertEqual([e["op"] for e in draft.edits], ["cordon"])
+        self.assertIn("unschedulable: true", draft.manifests)
+        r, _ = self.autosave(draft.manifests + "# typed\n")  # one from the page as it is now is stored
+        self.assertIn("# typed", Draft.objects.get().manifests)
+        self.assertRegex(r.content.decode(), r'id="draft-version" value="[^"]+" hx-swap-oob="true"')

@@ -26,7 +26,7 @@ def draft_context(request, scenario, draft, **extra):
         diff = compare.compare(saved.result, mine.result)
     return {
         "scenario": scenario, "draft": draft, "check": drafts.summary(draft.manifests, draft.config),
-        "history": drafts.history(draft),
+        "history": drafts.history(draft), "version": version_of(draft),
         "shown": limits.in_browser(draft.manifests),
         "outline": edits.outline(draft.manifests), "draft_run": mine, "saved_run": saved, "diff": diff,
         "draft_counts": compare.counts(mine.result) if mine and mine.result else None,
@@ -156,9 +156,17 @@ def only_changed_fields(edit, draft):
     return {k: v for k, v in edit.items() if k in ("op", "workload", "index") or str(current.get(k)) != str(v)}
 
 
+def version_of(draft):
+    """What the page's editor was loaded from: the draft as of its latest change."""
+    return f"{len(draft.edits)}-{draft.updated_at.timestamp():.6f}"
+
+
 def keep_typed_text(draft, post):
-    """Store the editor's text first when a quick edit sends it, so what was typed there is not lost."""
+    """Store the editor's text first when a quick edit sends it, so what was typed there is not lost; a text sent
+    from an older state of the draft (an autosave that left before a quick edit landed) is not stored over it."""
     if "manifests" not in post:
+        return
+    if post.get("version") and post["version"] != version_of(draft):
         return
     # Browsers may send CRLF line ends; the stored text has LF.
     manifests = post["manifests"].replace("\r\n", "\n")
