@@ -90,8 +90,12 @@ def _step(request, pk, step, verb, nothing):
                             edit_error={"message": str(e), "object": e.object, "field": e.field})
     if done is None:
         return render_draft(request, scenario, draft, "draft-body", edit_error={"message": nothing})
+    return changed(request, scenario, draft, f"{verb}: {edits.describe(done)}.")
+
+
+def changed(request, scenario, draft, said):
+    """After a change of the draft: it runs by itself, and the page (or its body) says what was done."""
     drafts.run_if_changed(draft, request.user)
-    said = f"{verb}: {edits.describe(done)}."
     if request.htmx:
         return render_draft(request, scenario, draft, "draft-body", edit_ok={"said": said})
     messages.success(request, said)
@@ -188,12 +192,7 @@ def draft_edit(request, pk):
         draft.refresh_from_db()
         return render_draft(request, scenario, draft, "draft-body",
                             edit_error={"message": str(e), "object": e.object, "field": e.field})
-    drafts.run_if_changed(draft, request.user)
-    said = f"Applied: {edits.describe(edit)}."
-    if request.htmx:
-        return render_draft(request, scenario, draft, "draft-body", edit_ok={"said": said})
-    messages.success(request, said)
-    return redirect("draft-detail", pk=scenario.pk)
+    return changed(request, scenario, draft, f"Applied: {edits.describe(edit)}.")
 
 
 @login_required
