@@ -57,3 +57,56 @@ document.addEventListener("submit", function (event) {
 window.addEventListener("beforeunload", function (event) {
   if (unsaved.size) { event.preventDefault(); event.returnValue = ""; }
 });
+
+// a change made through htmx (a quick edit, undo, redo): its message goes beside the control that made it
+// (the form named by data-origin), is read out, and focus stays where the person was: htmx gives it back
+// to the control with the same id; when that control is gone or disabled, the message takes it.
+// A swap can move what is above the control; the control is put back where it was on the screen.
+// A refused change keeps what was typed in its form.
+var kept = null, typed = null;
+document.addEventListener("htmx:beforeSwap", function (event) {
+  var active = document.activeElement;
+  kept = active && active.id ? { id: active.id, top: active.getBoundingClientRect().top } : null;
+  var form = event.detail.requestConfig && event.detail.requestConfig.elt;
+  typed = null;
+  if (form && form.tagName === "FORM" && form.id) {
+    typed = { form: form.id, values: {} };
+    Array.prototype.forEach.call(form.elements, function (field) {
+      if (field.id && field.type !== "hidden") typed.values[field.id] = field.value;
+    });
+  }
+});
+document.addEventListener("htmx:afterSettle", function () {
+  var control = kept && document.getElementById(kept.id);
+  if (control) window.scrollBy(0, control.getBoundingClientRect().top - kept.top);
+  kept = null;
+  var box = document.getElementById("edit-message");
+  if (typed && box && box.getAttribute("data-origin") === typed.form && document.getElementById("edit-error")) {
+    Object.keys(typed.values).forEach(function (id) {
+      var field = document.getElementById(id);
+      if (field) field.value = typed.values[id];
+    });
+  }
+  typed = null;
+  var message = box && box.firstElementChild;
+  if (!message || message.hasAttribute("data-placed")) return;
+  message.setAttribute("data-placed", "");
+  var origin = box.getAttribute("data-origin");
+  var form = origin ? document.getElementById(origin) : null;
+  if (form) {
+    message.classList.add("beside");
+    var row = form.closest(".actions");  // (forms side by side: below their row)
+    if (row) row.after(message); else form.appendChild(message);
+  }
+  if (message.getAttribute("role") !== "alert") {
+    var announce = document.getElementById("announce");
+    if (announce) announce.textContent = message.textContent.replace(/\s+/g, " ").trim();
+  }
+  var active = document.activeElement;
+  if (!active || active === document.body || active.disabled) {
+    message.tabIndex = -1;
+    message.focus();
+  }
+  var box2 = message.getBoundingClientRect();
+  if (box2.bottom > window.innerHeight || box2.top < 0) message.scrollIntoView({ block: "nearest" });
+});

@@ -28,7 +28,7 @@ def test_it_edits_runs_and_compares_a_draft(page, live_server, celery_worker_pro
     quick = page.locator("form.quick").first
     quick.get_by_label("maxSkew").fill("4")
     quick.get_by_role("button", name="Apply").click()
-    page.get_by_text("Applied: maxSkew 4").wait_for()
+    page.locator("#edit-ok", has_text="Applied: maxSkew 4").wait_for()
 
     # Live validation names the object and field while typing.
     editor = page.locator("#id_draft_manifests")  # the form's field, which the code editor keeps up to date
@@ -48,7 +48,7 @@ def test_it_edits_runs_and_compares_a_draft(page, live_server, celery_worker_pro
     assert page.locator("#edit-history li").all_inner_texts() == ["maxSkew 4 on ReplicaSet/default/api-5b7d9c8f4",
                                                                   "Edited the YAML"]
     page.get_by_role("button", name="Undo").click()
-    page.get_by_text("Undid: Edited the YAML.").wait_for()
+    page.locator("#edit-ok", has_text="Undid: Edited the YAML.").wait_for()
     assert "maxSkew: 4" in page.locator("#id_draft_manifests").input_value()
 
     # The quick edit ran the draft by itself: the panel fills in without pressing "Run draft".

@@ -34,13 +34,13 @@ def test_it_sets_a_priority_and_removes_a_constraint(page, live_server, celery_w
     priority.get_by_label("Pod or workload").select_option("ReplicaSet/default/api-5b7d9c8f4")
     priority.get_by_label("PriorityClass").select_option("system-cluster-critical")
     priority.get_by_role("button", name="Set priority").click()
-    page.get_by_text("Applied: Priority of ReplicaSet/default/api-5b7d9c8f4 set to system-cluster-critical.").wait_for()
+    page.locator("#edit-ok", has_text="Applied: Priority of ReplicaSet/default/api-5b7d9c8f4 set to system-cluster-critical.").wait_for()
     text = page.locator("#id_draft_manifests").input_value()
     assert "priorityClassName: system-cluster-critical" in text
     assert "instance-type: m6i.xlarge" in text
 
     page.get_by_role("button", name="Remove constraint 0 of ReplicaSet/default/api-5b7d9c8f4").click()
-    page.get_by_text("Applied: Removed spread constraint 0 of ReplicaSet/default/api-5b7d9c8f4.").wait_for()
+    page.locator("#edit-ok", has_text="Applied: Removed spread constraint 0 of ReplicaSet/default/api-5b7d9c8f4.").wait_for()
     assert "topologySpreadConstraints" not in page.locator("#id_draft_manifests").input_value()
     assert page.get_by_role("button", name="Remove constraint 0 of ReplicaSet/default/api-5b7d9c8f4").count() == 0
     assert [e["op"] for e in Draft.objects.get().edits] == ["text", "set_priority", "remove_spread"]

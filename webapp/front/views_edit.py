@@ -86,10 +86,11 @@ def _step(request, pk, step, verb, nothing):
         done = step(draft)
     except engine.ScenarioInvalid as e:  # a later edit no longer applies
         draft.refresh_from_db()
-        return render_draft(request, scenario, draft, "draft-body",
-                            edit_error={"message": str(e), "object": e.object, "field": e.field})
+        return render_draft(request, scenario, draft, "draft-body", edit_error={
+            "message": str(e), "object": e.object, "field": e.field, "origin": origin_of(request)})
     if done is None:
-        return render_draft(request, scenario, draft, "draft-body", edit_error={"message": nothing})
+        return render_draft(request, scenario, draft, "draft-body",
+                            edit_error={"message": nothing, "origin": origin_of(request)})
     return changed(request, scenario, draft, f"{verb}: {edits.describe(done)}.")
 
 
@@ -97,7 +98,7 @@ def changed(request, scenario, draft, said):
     """After a change of the draft: it runs by itself, and the page (or its body) says what was done."""
     drafts.run_if_changed(draft, request.user)
     if request.htmx:
-        return render_draft(request, scenario, draft, "draft-body", edit_ok={"said": said})
+        return render_draft(request, scenario, draft, "draft-body", edit_ok={"said": said, "origin": origin_of(request)})
     messages.success(request, said)
     return redirect("draft-detail", pk=scenario.pk)
 
@@ -160,6 +161,12 @@ def only_changed_fields(edit, draft):
     return {k: v for k, v in edit.items() if k in ("op", "workload", "index") or str(current.get(k)) != str(v)}
 
 
+def origin_of(request):
+    """The id of the form that made the change (its message is shown beside it); an id, nothing else."""
+    origin = request.POST.get("origin", "")
+    return origin if origin.replace("-", "").isalnum() and len(origin) <= 80 else ""
+
+
 def version_of(draft):
     """What the page's editor was loaded from: the draft as of its latest change."""
     return f"{len(draft.edits)}-{draft.updated_at.timestamp():.6f}"
@@ -190,8 +197,8 @@ def draft_edit(request, pk):
         drafts.apply(draft, edit)
     except engine.ScenarioInvalid as e:
         draft.refresh_from_db()
-        return render_draft(request, scenario, draft, "draft-body",
-                            edit_error={"message": str(e), "object": e.object, "field": e.field})
+        return render_draft(request, scenario, draft, "draft-body", edit_error={
+            "message": str(e), "object": e.object, "field": e.field, "origin": origin_of(request)})
     return changed(request, scenario, draft, f"Applied: {edits.describe(edit)}.")
 
 
