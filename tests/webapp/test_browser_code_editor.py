@@ -56,3 +56,34 @@ def test_it_numbers_lines_marks_the_error_and_keeps_typed_text(page, live_server
     page.locator(".cm-content").click()
     page.keyboard.press("Control+End")  # the editor draws the lines in view: go to the typed one
     assert page.locator(".cm-error-line").inner_text() == "kind: a: b"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_refused_file_on_the_scenario_page_opens_in_the_one_editor_with_its_line_marked(
+        page, live_server, artifacts, tmp_path, width):
+    user = make_user("filer", password="filer-pass-1")
+    team = Team.objects.create(name="demo")
+    Membership.objects.create(team=team, user=user, role="editor")
+    text = (EXAMPLES_DIR / "min-domains.yaml").read_text()
+    scenario = services.create_scenario(team=team, name="Min domains", author=user, manifests=text)
+    page.set_viewport_size({"width": width, "height": 900})
+    browser_log_in(page, live_server, "filer", "filer-pass-1")
+    page.goto(f"{live_server.url}/scenarios/{scenario.pk}/")
+
+    # The scenario page has no second text box: it reads, takes a file, and leads to the draft's editor.
+    manifests = page.locator("section[aria-labelledby=manifests-h]")
+    assert manifests.locator("textarea").count() == 0 and manifests.locator(".cm-editor").count() == 0
+    broken = tmp_path / "prod-dump.yaml"
+    broken.write_text(text + "kind: a: b\n")
+    page.locator("#id_upload").set_input_files(str(broken))
+    page.get_by_role("button", name="Save the file as r2").click()
+    kept = page.locator("#kept-in-draft")
+    kept.wait_for()
+    assert "prod-dump.yaml" in manifests.inner_text()
+    page.screenshot(path=str(artifacts / f"scenario-refused-file-{width}.png"), full_page=True)
+
+    kept.get_by_role("link", name="your draft").click()
+    page.locator("#editor-check.bad").wait_for()
+    page.locator(".cm-content").click()
+    page.keyboard.press("Control+End")
+    assert page.locator(".cm-error-line").inner_text() == "kind: a: b"

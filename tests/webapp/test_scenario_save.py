@@ -56,3 +56,46 @@ class ScenarioSaveTestCase(BaseTestCase):
     def test_it_is_forbidden_for_a_viewer(self):
         self.assertEqual(self.save(self.viewer).status_code, 403)
         self.assertEqual(Revision.objects.filter(scenario=self.scenario).count(), 1)
+
+
+class OneEditorTestCase(BaseTestCase):
+    """The scenario page reads the manifests and takes a file; typing happens in one place, the draft's editor."""
+
+    def upload(self, name, text, **extra):
+        from django.core.files.uploadedfile import SimpleUploadedFile
+
+        self.client.force_login(self.editor)
+        upload = SimpleUploadedFile(name, text.encode(), content_type="application/yaml")
+        data = {"upload": upload, "message": "", "base_revision": 1, **extra}
+        return self.client.post(f"/scenarios/{self.scenario.pk}/save/", data)
+
+    def test_the_scenario_page_has_no_text_box_and_leads_to_the_drafts_editor(self):
+        self.client.force_login(self.editor)
+        r = self.client.get(f"/scenarios/{self.scenario.pk}/")
+        self.assertNotContains(r, "<textarea")
+        self.assertContains(r, f'href="/scenarios/{self.scenario.pk}/draft/#editor-h" id="edit-in-draft"')
+        self.assertContains(r, 'id="id_upload"')
+        self.assertContains(r, "kind: List")  # the manifests, to read
+
+    def test_a_refused_file_is_kept_in_the_draft_whose_editor_marks_its_line(self):
+        from webapp.scenarios.models import Draft
+
+        r = self.upload("prod-dump.yaml", SMALL + "  bad: [unclosed\n")
+        self.assertContains(r, "prod-dump.yaml")
+        self.assertContains(r, 'id="kept-in-draft"')
+        self.assertEqual(Revision.objects.filter(scenario=self.scenario).count(), 1)
+        draft = Draft.objects.get(scenario=self.scenario, author=self.editor)
+        self.assertTrue(draft.manifests.endswith("  bad: [unclosed\n"))
+        self.assertEqual([e["op"] for e in draft.edits], ["text"])  # one edit: undo takes it back
+        page = self.client.get(f"/scenarios/{self.scenario.pk}/draft/")
+        self.assertRegex(page.content.decode(), r'id="editor-check"[^>]*class="editor-check bad"[\s\S]*line \d+')
+
+    def test_a_file_replaces_the_manifests_and_keeps_the_scheduler_configuration(self):
+        from webapp.scenarios import services
+
+        config = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        services.save_revision(self.scenario, manifests=SMALL, config=config, author=self.owner, message="", base=1)
+        r = self.upload("two.yaml", TWO_PODS, base_revision=2)
+        self.assertRedirects(r, f"/scenarios/{self.scenario.pk}/")
+        revision = Revision.objects.get(scenario=self.scenario, number=3)
+        self.assertEqual((revision.manifests, revision.config), (TWO_PODS, config))

@@ -75,7 +75,7 @@ class SharedRunTestCase(BaseTestCase):
     def test_it_hides_write_controls(self):
         for name, url in self.pages().items():
             r = self.client.get(url)
-            for control in ('id="run-button"', 'id="draft-link"', "Save as r", "Create a read-only link",
+            for control in ('id="run-button"', 'id="draft-link"', "Save the file as r", "Create a read-only link",
                             "Propose update", "compare…", "csrfmiddlewaretoken"):
                 self.assertNotContains(r, control, msg_prefix=name)
 

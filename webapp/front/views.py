@@ -11,7 +11,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from django.views.decorators.http import require_POST, require_safe
 from webapp.scenarios.manifests import summary
 from . import results
-from webapp.scenarios import activity, engine, fixes, pod_updates, services, sweeps
+from webapp.scenarios import activity, drafts, engine, fixes, pod_updates, services, sweeps
 from webapp.scenarios.manifests import limits
 from webapp.scenarios.forms import RevisionForm, RunForm, ScenarioCreateForm, TokenForm
 from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink, Sweep
@@ -133,8 +133,12 @@ def scenario_detail(request, pk):
 @require_POST
 def scenario_save(request, pk):
     scenario = get_scenario(request, pk, Role.EDITOR)
-    form = RevisionForm(request.POST, request.FILES)
-    stale = None
+    post = request.POST
+    if "config" not in post:  # (the page sends a file; the configuration stays as it is)
+        post = post.copy()
+        post["config"] = scenario.head().config
+    form = RevisionForm(post, request.FILES)
+    stale = kept_in_draft = None
     if form.is_valid():
         data = form.cleaned_data
         # After a 409 the user may knowingly save their text on top of the revision they were shown.
@@ -155,10 +159,23 @@ def scenario_save(request, pk):
             if request.htmx:  # a plain redirect would be swapped into the form
                 return HttpResponseClientRedirect(reverse("scenario-detail", args=[scenario.pk]))
             return redirect("scenario-detail", pk=scenario.pk)
+    refused = {"manifests", "upload", "config"} & set(form.errors)
+    if refused and getattr(form, "uploaded", None) and form.data.get("manifests"):
+        kept_in_draft = keep_in_draft(request, scenario, form.data["manifests"])
     context = detail_context(request, scenario, form=form, stale=stale)
+    context["kept_in_draft"] = kept_in_draft
     if request.htmx:
         return render(request, "front/scenario_detail.html#edit-form", context)
     return render(request, "front/scenario_detail.html", context, status=409 if stale else 200)
+
+
+def keep_in_draft(request, scenario, text):
+    """A refused file is not lost: its text goes into the person's draft (one undoable edit), where the
+    editor marks the error's line."""
+    draft = drafts.get_or_start(scenario, request.user)
+    if text != draft.manifests:
+        drafts.set_text(draft, text, draft.config)
+    return True
 
 
 @login_required

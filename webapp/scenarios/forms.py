@@ -50,7 +50,7 @@ def normalize(text):
 class ScenarioCreateForm(ManifestsMixin, forms.Form):
     team = forms.ModelChoiceField(queryset=Team.objects.none())
     name = forms.CharField(max_length=200)
-    manifests = forms.CharField(widget=forms.Textarea(attrs={"rows": 18, "spellcheck": "false"}),
+    manifests = forms.CharField(widget=forms.Textarea(attrs={"rows": 18, "spellcheck": "false", "data-code-editor": ""}),
                                 required=False, strip=False, help_text=MANIFESTS_HELP)
     upload = forms.FileField(required=False, label="…or upload a YAML file")
     config = forms.CharField(widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false"}), required=False,
