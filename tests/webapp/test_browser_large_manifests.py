@@ -13,11 +13,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @override_settings(EDITOR_MAX_BYTES=1000)
-def test_it_saves_a_large_scenario_from_an_uploaded_file(page, live_server, artifacts, tmp_path):
+@pytest.mark.parametrize("width", [1280, 390])  # a desktop and a phone
+def test_it_saves_a_large_scenario_from_an_uploaded_file(page, live_server, artifacts, width, tmp_path):
     user = make_user("uploader", password="uploader-pass-1")
     team = Team.objects.create(name="big")
     Membership.objects.create(team=team, user=user, role="owner")
     scenario = services.create_scenario(team=team, name="Big", author=user, manifests=LONG)
+    page.set_viewport_size({"width": width, "height": 900})
     browser_log_in(page, live_server, "uploader", "uploader-pass-1")
     page.goto(f"{live_server.url}/scenarios/{scenario.pk}/")
     assert page.locator("#id_manifests").count() == 0
@@ -28,7 +30,7 @@ def test_it_saves_a_large_scenario_from_an_uploaded_file(page, live_server, arti
     page.get_by_label("What changed").fill("two pods")
     page.get_by_role("button", name="Save the file as r2").click()  # htmx posts the file (multipart)
     page.get_by_text("Saved revision 2.").wait_for()
-    page.screenshot(path=str(artifacts / "large-manifests-upload.png"), full_page=True)
+    page.screenshot(path=str(artifacts / f"large-manifests-upload-{width}.png"), full_page=True)
     revision = Revision.objects.get(scenario=scenario, number=2)
     assert (revision.manifests, revision.message) == (TWO_PODS, "two pods")
     assert page.locator("#manifests-too-large").count() == 0  # small again: shown whole

@@ -12,14 +12,15 @@ from .base import browser_log_in, make_user
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_it_sets_a_priority_and_removes_a_constraint(page, live_server, celery_worker_proc, artifacts):
+@pytest.mark.parametrize("width", [1280, 390])  # a desktop and a phone
+def test_it_sets_a_priority_and_removes_a_constraint(page, live_server, celery_worker_proc, artifacts, width):
     user = make_user("quick", password="quick-pass-1")
     team = Team.objects.create(name="demo")
     Membership.objects.create(team=team, user=user, role="editor")
     scenario = services.create_scenario(team=team, name="Min domains", author=user,
                                         manifests=(EXAMPLES_DIR / "min-domains.yaml").read_text())
 
-    page.set_viewport_size({"width": 1280, "height": 900})
+    page.set_viewport_size({"width": width, "height": 900})
     browser_log_in(page, live_server, "quick", "quick-pass-1")
     page.goto(f"{live_server.url}/scenarios/{scenario.pk}/draft/")
 
@@ -45,7 +46,7 @@ def test_it_sets_a_priority_and_removes_a_constraint(page, live_server, celery_w
     assert page.get_by_role("button", name="Remove constraint 0 of ReplicaSet/default/api-5b7d9c8f4").count() == 0
     assert [e["op"] for e in Draft.objects.get().edits] == ["text", "set_priority", "remove_spread"]
     assert page.locator("#edit-count").inner_text() == "3 edits"  # the page head follows the swapped body
-    page.screenshot(path=str(artifacts / "quick-edits-1280.png"), full_page=True)
+    page.screenshot(path=str(artifacts / f"quick-edits-{width}.png"), full_page=True)
 
     page.get_by_role("button", name="Run draft").click()
     page.locator("#draft-diff-summary").wait_for(timeout=60_000)
