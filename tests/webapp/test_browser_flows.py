@@ -70,6 +70,11 @@ def test_a_run_leads_with_its_answer_and_its_smallest_fix_is_one_click(
     # the draft runs by itself: the side by side says the four pods now schedule
     page.locator("#draft-diff-summary").wait_for(timeout=90_000)
     assert page.locator("#draft-diff-summary").inner_text().startswith("4 newly scheduled · 0 newly pending")
+    # and the constraint's skew, saved → draft, as the engine counted it (minDomains 5 of 3 zones: minimum 0)
+    row = page.locator("#draft-skews tbody tr").first
+    assert row.locator("th").inner_text().startswith("topology.kubernetes.io/zone")
+    assert [row.locator("td").nth(i).inner_text() for i in (0, 1)] == ["2", "1"]
+    page.screenshot(path=str(artifacts / f"flow-draft-after-fix-{width}.png"), full_page=True)
 
 
 @pytest.mark.parametrize("width", WIDTHS)

@@ -21,14 +21,15 @@ EDIT_FIELDS = ("workload", "index", "value", "maxSkew", "minDomains", "whenUnsat
 
 def draft_context(request, scenario, draft, **extra):
     mine, saved = drafts.latest_runs(draft)
-    diff = None
+    diff = skews = None
     if mine and saved and mine.result and saved.result:
         diff = compare.compare(saved.result, mine.result)
+        skews = compare.skew_changes(saved.result, mine.result)
     return {
         "scenario": scenario, "draft": draft, "check": drafts.summary(draft.manifests, draft.config),
         "history": drafts.history(draft), "version": version_of(draft),
         "shown": limits.in_browser(draft.manifests),
-        "outline": edits.outline(draft.manifests), "draft_run": mine, "saved_run": saved, "diff": diff,
+        "outline": edits.outline(draft.manifests), "draft_run": mine, "saved_run": saved, "diff": diff, "skews": skews,
         "draft_counts": compare.counts(mine.result) if mine and mine.result else None,
         "saved_counts": compare.counts(saved.result) if saved and saved.result else None,
         "stale": draft.base_revision.number != scenario.current_revision, **extra,

@@ -100,6 +100,14 @@ def max_skew(result):
     return out
 
 
+def skew_changes(before, after):
+    """Per spread constraint of either run: its skew at the end of each ("before" / "after", None where the
+    constraint is not in that run), as the engine counted it; the changed ones first."""
+    a, b = max_skew(before), max_skew(after)
+    rows = [{"constraint": name, "before": a.get(name), "after": b.get(name)} for name in sorted(set(a) | set(b))]
+    return sorted(rows, key=lambda r: r["before"] == r["after"])
+
+
 def cell_summary(result):
     """A sweep cell's row from its result: {"scheduled", "pending", "skew": {constraint: skew at the end}}, all the
     engine's numbers. The worker keeps it with the run, so that the sweep page (polled while the sweep runs) reads
