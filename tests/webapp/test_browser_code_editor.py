@@ -87,3 +87,31 @@ def test_a_refused_file_on_the_scenario_page_opens_in_the_one_editor_with_its_li
     page.locator(".cm-content").click()
     page.keyboard.press("Control+End")
     assert page.locator(".cm-error-line").inner_text() == "kind: a: b"
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_an_error_naming_an_object_and_field_marks_that_fields_line(page, live_server, width):
+    user = make_user("fielder", password="fielder-pass-1")
+    team = Team.objects.create(name="demo")
+    Membership.objects.create(team=team, user=user, role="editor")
+    text = (EXAMPLES_DIR / "min-domains.yaml").read_text()
+    scenario = services.create_scenario(team=team, name="Min domains", author=user, manifests=text)
+    page.set_viewport_size({"width": width, "height": 900})
+    browser_log_in(page, live_server, "fielder", "fielder-pass-1")
+    page.goto(f"{live_server.url}/scenarios/{scenario.pk}/draft/")
+
+    page.evaluate("""() => {  // maxSkew 2 → 0, which the API server refuses (no line in its message)
+        const view = document.getElementById("id_draft_manifests").codeEditor;
+        const at = view.state.doc.toString().indexOf("maxSkew: 2");
+        view.dispatch({changes: {from: at + 9, to: at + 10, insert: "0"}, selection: {anchor: at}, scrollIntoView: true});
+    }""")
+    check = page.locator("#editor-check.bad")
+    check.wait_for()
+    assert "maxSkew" in check.inner_text() and "line" not in check.inner_text()
+    page.evaluate("""(n) => {  // bring the named line into view (the editor draws the lines in view)
+        const view = document.getElementById("id_draft_manifests").codeEditor;
+        view.dispatch({selection: {anchor: view.state.doc.line(n).from}, scrollIntoView: true});
+    }""", int(check.get_attribute("data-line")))
+    marked = page.locator(".cm-error-line")
+    marked.wait_for()
+    assert marked.inner_text().strip() == "maxSkew: 0"

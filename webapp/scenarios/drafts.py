@@ -1,5 +1,7 @@
 """Drafts: one user's unsaved edits of a scenario, run and saved through services."""
 
+import re
+
 from django.utils import timezone
 
 from . import engine, services
@@ -18,8 +20,11 @@ def _summary(manifests, config=""):
     try:
         scenario = engine.load(manifests, config, keep=False)  # typed, not saved
     except engine.ScenarioInvalid as e:
+        line = None  # a message that names an object and field, not a line: the editor marks the field's line
+        if e.input in ("", "manifests") and not re.search(r"\bline \d+", str(e)):
+            line = documents.line_of(manifests, e.object, e.field)
         return {"ok": False, "message": str(e), "object": e.object, "field": e.field,
-                "input": e.input, "warnings": []}
+                "input": e.input, "warnings": [], "line": line}
     pods = list(scenario.pods)
     pending = sum(1 for p in pods if not p.node_name)
     gated = sum(1 for p in pods if p.scheduling_gates)

@@ -139,3 +139,50 @@ def dump_all(objects, allow_unicode=False):
     """``yaml.safe_dump_all(objects)`` the same way."""
     return yaml.dump_all(objects, Dumper=_DUMPER, sort_keys=False, default_flow_style=False,
                          allow_unicode=allow_unicode)
+
+
+def line_of(text, object_ref, field):
+    """The 1-based line of the text where an engine error about ``object_ref`` ("Kind namespace/name",
+    "Kind/namespace/name …" or "Kind/name …") and ``field`` sits: the field's line inside that object, else the object's name line; None
+    when the object is not found. It lets the editor mark errors that name an object and field, not a line."""
+    ref = (object_ref or "").strip()
+    if "/" not in ref.split(" ")[0]:
+        ref = ref.replace(" ", "/", 1)  # "Kind ns/name" as "Kind/ns/name"
+    kind, _, rest = ref.partition("/")
+    name = rest.split(" ")[0].rpartition("/")[2]
+    if not kind or not name:
+        return None
+    key = (field or "").replace("]", "").split(".")[-1].split("[")[0]
+    lines = text.split("\n")
+    current_kind, kind_line, start = None, 0, None
+    for i, line in enumerate(lines):
+        stripped = line.strip().removeprefix("- ")
+        depth = len(line) - len(line.lstrip(" -"))  # an object's own kind and name, not an ownerReference's
+        if stripped.startswith("kind:") and depth <= 2:
+            current_kind, kind_line = stripped[5:].strip().strip("'\""), i
+        elif current_kind == kind and depth <= 4 and stripped.startswith("name:") \
+                and stripped[5:].strip().strip("'\"") == name:
+            start = i
+            break
+    if start is None:
+        return None
+    if key:  # from the object's kind line to the next object
+        indent = _item_indent(lines, kind_line)
+        for j in range(kind_line + 1, len(lines)):
+            line = lines[j]
+            if line.startswith("---") or (line.lstrip().startswith("- ") and len(line) - len(line.lstrip()) <= indent):
+                break  # the next object
+            if line.strip().removeprefix("- ").startswith(key + ":"):
+                return j + 1
+    return start + 1
+
+
+def _item_indent(lines, start):
+    """The indentation of the list item (or document, 0) the object at ``start`` belongs to."""
+    for i in range(start, -1, -1):
+        line = lines[i]
+        if line.lstrip().startswith("- ") and "kind:" in line or line.lstrip().startswith("- apiVersion"):
+            return len(line) - len(line.lstrip())
+        if line.startswith("---"):
+            return -1
+    return -1

@@ -42,14 +42,16 @@ function upgrade(textarea) {
   return view;
 }
 
-// the engine's message cites "line N": mark that line in the editor it names.
+// the engine's error: mark its line in the editor it names.
 function markError() {
   const check = document.getElementById("editor-check");
   document.querySelectorAll("textarea[data-code-editor]").forEach((textarea) => {
     const view = textarea.codeEditor;
     if (!view || !check) return;
     const wrong = check.classList.contains("bad") && (check.getAttribute("data-input") || "manifests") === textarea.name;
-    const found = wrong ? /\bline (\d+)/.exec(check.textContent) : null;
+    // the line the message cites, or the line of the object and field it names (data-line, from the server)
+    const cited = check.getAttribute("data-line");
+    const found = wrong ? (cited ? [cited, cited] : /\bline (\d+)/.exec(check.textContent)) : null;
     view.dispatch({ effects: setErrorLine.of(found ? Number(found[1]) : 0) });
   });
 }
