@@ -133,6 +133,14 @@ DRAIN = [
       pdb("web-pdb", 0), pdb("all-pdb", 0)],
      "a", False, "does not survive losing a: PDB all-pdb blocked 1 eviction, "
                  "PDB web-pdb blocked 1 eviction"),
+    ("a budget with an empty selector guards no pod",
+     [node("n-a", "a"), node("n-b", "b"), pod("web-1", node_name="n-a"), pod("web-2", node_name="n-b"),
+      pdb("web-pdb", 2).replace("selector: {matchLabels: {app: web}}", "selector: {}")],
+     "a", True, "survives losing a"),
+    ("a terminating pod is deleted whatever its budget",
+     [node("n-a", "a"), node("n-b", "b"), pod("web-2", node_name="n-b"), pdb("web-pdb", 2),
+      pod("web-1", node_name="n-a").replace("  labels:", "  deletionTimestamp: '2026-11-24T10:00:00Z'\n  labels:")],
+     "a", True, "survives losing a"),
 ]
 
 
