@@ -110,3 +110,29 @@ document.addEventListener("htmx:afterSettle", function () {
   var box2 = message.getBoundingClientRect();
   if (box2.bottom > window.innerHeight || box2.top < 0) message.scrollIntoView({ block: "nearest" });
 });
+
+// uploads: a form with data-upload-progress shows how much of its body has been sent, then that the server
+// is reading it (a cluster dump of a few hundred MB takes a while on either side).
+function uploadProgress(form) {
+  return form && form.hasAttribute && form.hasAttribute("data-upload-progress")
+    ? form.querySelector(".upload-progress") : null;
+}
+function megabytes(n) { return (n / 1048576).toFixed(n < 10485760 ? 1 : 0) + " MB"; }
+document.addEventListener("htmx:xhr:progress", function (event) {
+  var box = uploadProgress(event.detail.elt);
+  if (!box || !event.detail.lengthComputable || !event.detail.total) return;
+  var bar = box.querySelector("progress"), text = box.querySelector(".upload-progress-text");
+  var done = event.detail.loaded >= event.detail.total;
+  box.hidden = false;
+  bar.value = Math.round(100 * event.detail.loaded / event.detail.total);
+  text.textContent = done
+    ? "Sent " + megabytes(event.detail.total) + "; the server is reading the manifests…"
+    : "Sending " + megabytes(event.detail.loaded) + " of " + megabytes(event.detail.total) + "…";
+});
+document.addEventListener("htmx:beforeRequest", function (event) {
+  var box = uploadProgress(event.detail.elt);
+  if (!box) return;
+  box.hidden = false;
+  box.querySelector("progress").removeAttribute("value");  // indeterminate until the first figure
+  box.querySelector(".upload-progress-text").textContent = "Sending…";
+});

@@ -75,6 +75,8 @@ def scenario_create(request):
                                   + (f"; {ignored} object{'s' if ignored != 1 else ''} ignored (see Cluster below)"
                                      if ignored else "") + ".")
         show_warnings(request, form)
+        if request.htmx:  # (the form posts through htmx to show the upload's progress)
+            return HttpResponseClientRedirect(reverse("scenario-detail", args=[scenario.pk]))
         return redirect("scenario-detail", pk=scenario.pk)
     return render(request, "front/scenario_create.html", {"form": form})
 
