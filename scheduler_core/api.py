@@ -22,11 +22,12 @@ from .simulate import simulate as _simulate
 __all__ = ["run_filter", "run_score", "simulate", "spread_constrained_pods"]
 
 
-def simulate(scenario, seed: int = 0, detail=True, fast: bool = True) -> dict:
+def simulate(scenario, seed: int = 0, detail=True, fast: bool = True, progress=None) -> dict:
     """Run the whole scheduling loop (see ``simulation.py``): ``detail`` True, False,
     "failed" or pod keys says which pods' latest cycles are explained; ``fast=False``
-    forces the reference path."""
-    return _simulate(scenario, seed=seed, detail=detail, fast=fast)
+    forces the reference path; ``progress(cycles, bound, pending_at_start)`` is called
+    now and then during a long run."""
+    return _simulate(scenario, seed=seed, detail=detail, fast=fast, progress=progress)
 
 
 def _pending_pod(scenario, pod_key: str) -> Pod:

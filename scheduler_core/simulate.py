@@ -14,20 +14,23 @@ from .columnar.simulate import ColumnarSimulation
 from .simulation import Simulation
 
 
-def simulate(scenario, seed: int = 0, detail=True, fast: bool = True) -> dict:
+def simulate(scenario, seed: int = 0, detail=True, fast: bool = True, progress=None) -> dict:
     """Run the whole scheduling loop over a Scenario; JSON-ready result. By default the
     cycles run over node arrays (``columnar/``); ``fast=False`` forces the reference path,
     every plugin node by node as upstream. Results are equal.
 
     ``detail``: which pods get an explanation of their latest cycle ("explanations",
     plus "preemptions"): True every pod, "failed" the pods whose latest cycle failed, a
-    collection of pod keys those pods, False none."""
+    collection of pod keys those pods, False none.
+
+    ``progress``: called now and then with (cycles so far, pods bound so far, pods pending at
+    the start), for a caller that shows a long run's progress."""
     with _scenario_frozen():
         sim = _columnar(scenario, seed, detail) if fast else None
         if sim is None:
             sim = Simulation(scenario, seed, detail, fast)
         sim.enqueue_pending()
-        sim.run()
+        sim.run(progress)
         return sim.result()
 
 

@@ -12,6 +12,7 @@ without wall-clock time: it stops when the active queue is empty. Ties are broke
 from __future__ import annotations
 
 import random
+import time
 
 from .framework.cycle_state import CycleState
 from .framework.fit_error import FitError
@@ -28,6 +29,8 @@ from .step_counts import StepCounts, stepped_keys
 from .plugins.defaultpreemption.default_preemption import STATE_KEY as PREEMPTION_KEY
 from .plugins.defaultpreemption.explain import trace_to_json
 from .plugins.volumebinding.explain import volumes_json
+
+PROGRESS_SECONDS = 0.5  # how often a run's progress is told, at most
 
 SCHEDULED, UNSCHEDULABLE, GATED = "Scheduled", "Unschedulable", "Gated"
 
@@ -110,10 +113,17 @@ class Simulation:
             # the PodInfo is computed at each attempt (schedule_one); the queue reads the pod
             self.queue.add(QueuedPodInfo(PodInfo(pod), timestamp=pod.creation_timestamp))
 
-    def run(self) -> None:
-        """Pop and schedule pods until the queue is empty (with a safety bound on cycles)."""
+    def run(self, progress=None) -> None:
+        """Pop and schedule pods until the queue is empty (with a safety bound on cycles).
+
+        ``progress``, when given, is called now and then (every PROGRESS_SECONDS at most) with
+        the cycles run so far, the pods bound so far and the pods pending at the start."""
         limit = 50 * (len(self.pending) + 1) + 1000
+        total, told = len(self.pending), time.monotonic()
         while len(self.queue):
+            if progress is not None and self.cycle % 64 == 0 and time.monotonic() - told >= PROGRESS_SECONDS:
+                told = time.monotonic()
+                progress(self.cycle, total - len(self.pending), total)
             if self.cycle >= limit:
                 self.warnings.append(f"{self.scenario.source}: stopped after {limit} "
                                      "scheduling cycles")

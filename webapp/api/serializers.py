@@ -181,7 +181,7 @@ class RunSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Run
-        fields = ["id", "url", "scenario", "revision", "kind", "source", "label", "params", "status", "error",
+        fields = ["id", "url", "scenario", "revision", "kind", "source", "label", "params", "status", "progress", "error",
                   "created_by", "created_at", "started_at", "finished_at", "result"]
 
     def get_url(self, run) -> str:

@@ -285,13 +285,22 @@ def decode(data, filename=SCENARIO_FILE):
         raise ScenarioInvalid(str(e)) from e
 
 
-def simulate(manifests, config="", seed=0, detail="failed"):
+def simulate(manifests, config="", seed=0, detail="failed", progress=None):
     """Run the whole scheduling loop; returns the engine's result dict. ``detail``: which
-    pods' latest cycles to explain ("failed": those left pending; or a list of pod keys)."""
+    pods' latest cycles to explain ("failed": those left pending; or a list of pod keys).
+    ``progress(dict)``, when given, hears the steps: {"step": "loading"}, then
+    {"step": "simulating", "cycles", "bound", "pending"} now and then, then {"step": "storing"}."""
+    tell = progress or (lambda step: None)
     started = time.perf_counter()
+    tell({"step": "loading"})
     scenario = load(manifests, config)
     loaded = time.perf_counter()
-    result = scheduler_core.simulate(scenario, seed=seed, detail=detail)
+    tell({"step": "simulating"})
+    result = scheduler_core.simulate(
+        scenario, seed=seed, detail=detail,
+        progress=progress and (lambda cycles, bound, total: tell(
+            {"step": "simulating", "cycles": cycles, "bound": bound, "pending": total})))
+    tell({"step": "storing"})
     log.info("engine: loaded %d nodes and %d pods in %.0f ms, simulated in %.0f ms",
              len(scenario.nodes), len(scenario.pods), (loaded - started) * 1000,
              (time.perf_counter() - loaded) * 1000)

@@ -163,6 +163,9 @@ class Run(models.Model):
     # A sweep cell's row (pods scheduled and pending, max skew per constraint), worked out once it succeeded
     summary = models.JSONField(null=True, blank=True, editable=False)
     error = models.TextField(blank=True, default="")
+    # while it runs, the step the worker is at: {"step": "loading" | "simulating" | "storing", "cycles", "bound",
+    # "pending"} (the engine's figures, told now and then)
+    progress = models.JSONField(null=True, blank=True, editable=False)
     attempts = models.PositiveIntegerField(default=0)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, related_name="+")
     created_at = models.DateTimeField(default=timezone.now)

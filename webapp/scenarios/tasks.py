@@ -55,7 +55,7 @@ def execute_run(self, run_id):
     computed = time.perf_counter()
     # One write for status, result and error; only if the stuck-run reaper hasn't taken the run meanwhile.
     store(lambda: Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(
-        status=status, result=result, error=error, summary=summary, finished_at=timezone.now()
+        status=status, result=result, error=error, summary=summary, finished_at=timezone.now(), progress=None
     ), f"run {run_id}")
     log.info("run %s: %s; engine %.0f ms, stored in %.0f ms", run_id, status,
              (computed - started) * 1000, (time.perf_counter() - computed) * 1000)
@@ -121,7 +121,8 @@ def compute(run):
     try:
         if settings.RUN_TEST_DELAY:
             time.sleep(settings.RUN_TEST_DELAY)  # tests only: a slow run to kill or time out
-        result = engine.simulate(manifests, config, seed=int(run.seed), detail=settings.RUN_DETAIL)
+        result = engine.simulate(manifests, config, seed=int(run.seed), detail=settings.RUN_DETAIL,
+                                 progress=lambda step: tell_progress(run.pk, step))
     except engine.ScenarioInvalid as e:
         return Run.Status.FAILED, None, str(e)
     except SoftTimeLimitExceeded:
@@ -130,6 +131,14 @@ def compute(run):
         log.exception("run %s failed in the engine", run.pk)
         return Run.Status.FAILED, None, INTERNAL_ERROR
     return Run.Status.SUCCEEDED, result, ""
+
+
+def tell_progress(run_id, step):
+    """The worker's step, for the run page (a write of one small field; a failed write is not the run's failure)."""
+    try:
+        Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(progress=step)
+    except (OperationalError, InterfaceError):
+        log.warning("run %s: could not store its progress", run_id)
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True,
