@@ -78,6 +78,9 @@ MANIFEST_MAX_NESTING = envint("MANIFEST_MAX_NESTING", "50")
 # Manifests larger than this are not put into a page whole (a browser lays a textarea of a few
 # MB out in seconds): pages show their first lines, a download link and a file upload instead.
 EDITOR_MAX_BYTES = envint("EDITOR_MAX_BYTES", str(2 * 1024 * 1024))
+# Each web process keeps the results of the last few runs its pages read (a result is read whole by every page
+# of a run, and never changes once stored).
+RESULT_CACHE_RUNS = envint("RESULT_CACHE_RUNS", "4")
 
 # Login throttling: the login page locks a username (and an address) out after
 # LOGIN_MAX_FAILURES failures within LOGIN_LOCKOUT_SECONDS; the token endpoint has a DRF throttle.

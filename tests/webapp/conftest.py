@@ -79,3 +79,12 @@ def celery_worker_proc(django_db_setup, django_db_blocker, tmp_path_factory):
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+
+
+@pytest.fixture(autouse=True)
+def fresh_results_cache():
+    """Each test starts with no cached run result (a rolled-back test may have cached one it wrote)."""
+    from webapp.scenarios import results_cache
+
+    results_cache.forget()
+    yield

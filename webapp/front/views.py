@@ -11,7 +11,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from django.views.decorators.http import require_POST, require_safe
 from webapp.scenarios.manifests import summary
 from . import results
-from webapp.scenarios import activity, drafts, engine, fixes, pod_updates, services, sweeps
+from webapp.scenarios import activity, drafts, engine, fixes, pod_updates, results_cache, services, sweeps
 from webapp.scenarios.manifests import limits
 from webapp.scenarios.forms import RevisionForm, RunForm, ScenarioCreateForm, TokenForm
 from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink, Sweep
@@ -286,8 +286,9 @@ def render_run(request, run, poll_url, page_context):
 @login_required
 def run_detail(request, run_id):
     run = get_object_or_404(Run.objects.select_related("revision", "scenario__team", "created_by")
-                            .defer("revision__manifests"), pk=run_id)
+                            .defer("revision__manifests", "result"), pk=run_id)
     scenario = get_scenario(request, run.scenario_id)
+    run.result = results_cache.result_of(run) if run.status == Run.Status.SUCCEEDED else None
     return render_run(request, run, request.path, {"scenario": scenario,
                                                    **fixes_context(run, scenario, request.user)})
 
@@ -345,8 +346,9 @@ def shared_gated_pods(scenario, head):
 @require_safe
 def shared_run(request, token, run_id):
     scenario = shared_scenario_or_404(token)
-    run = get_object_or_404(Run.objects.select_related("revision", "created_by").defer("revision__manifests"),
+    run = get_object_or_404(Run.objects.select_related("revision", "created_by").defer("revision__manifests", "result"),
                             scenario=scenario, pk=run_id)
+    run.result = results_cache.result_of(run) if run.status == Run.Status.SUCCEEDED else None
     return render_run(request, run, request.path, {"scenario": scenario, **share_context(token)})
 
 

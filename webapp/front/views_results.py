@@ -6,7 +6,7 @@ Every view here also serves share links, read-only, under /s/<token>/ (see shari
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 
-from webapp.scenarios import engine, explanations
+from webapp.scenarios import engine, explanations, results_cache
 from webapp.scenarios.manifests import limits
 from webapp.scenarios.models import Run
 
@@ -22,16 +22,18 @@ NODE_CARDS = 1000  # the Nodes view of a larger cluster shows this many, with a 
 
 def finished_run(request, run_id, token=None):
     """(run, scenario, result) of a run the user (or the share link) may see; 404 for others or without a result."""
-    runs = Run.objects.select_related("revision", "scenario__team", "created_by")
+    runs = Run.objects.select_related("revision", "scenario__team", "created_by").defer("result")
     if token is None:
         run = get_object_or_404(runs, pk=run_id)
         scenario = get_scenario(request, run.scenario_id)
     else:
         scenario = shared_scenario_or_404(token)
         run = get_object_or_404(runs, scenario=scenario, pk=run_id)
-    if run.status != Run.Status.SUCCEEDED or not run.result:
+    result = results_cache.result_of(run) if run.status == Run.Status.SUCCEEDED else None
+    if not result:
         raise Http404(f"Run {run.pk} has no result yet ({run.status}).")
-    return run, scenario, run.result
+    run.result = result  # (the cached one: the row was read without it)
+    return run, scenario, result
 
 
 def metadata(run):
