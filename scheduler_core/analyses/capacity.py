@@ -103,52 +103,74 @@ def search_capacity(scenario, templates: Sequence[NodeTemplate], seed: int = 0,
                     ) -> dict:
     """The fewest added nodes (then the cheapest) that leave no pod pending.
 
-    First each template alone: the smallest count that schedules everything (binary search;
-    adding nodes of one shape cannot make a pod that fitted stop fitting). Then a greedy
-    round-robin over all templates finds mixes (spread constraints with minDomains need
-    several zones), and each count of the mix is lowered while the run still leaves nothing
-    pending. Deterministic for a seed."""
+    First each template alone (``single``), then mixes of all templates (``mix``); the cheaper
+    wins (``choose``). The parts are independent, so a caller may run them in parallel (the
+    web app runs each on a worker) and get the same answer. Deterministic for a seed."""
     if not templates:
         raise ScenarioError(scenario.source, "", "templates", "no node template to add")
+    if not pending(run(scenario, seed)):
+        return nothing_pending(templates, price_label)
+    parts = [single(scenario, templates, i, seed, max_per_template) for i in range(len(templates))]
+    parts.append(mix(scenario, templates, seed, price_label, max_per_template))
+    return choose(parts, templates, price_label, max_per_template)
+
+
+def nothing_pending(templates: Sequence[NodeTemplate], price_label: str = PRICE_LABEL) -> dict:
+    return _answer({}, templates, price_label, [], "nothing is pending")
+
+
+def single(scenario, templates: Sequence[NodeTemplate], i: int, seed: int = 0,
+           max_per_template: int = MAX_PER_TEMPLATE) -> dict:
+    """The smallest count of template ``i`` alone that schedules everything (binary search;
+    adding nodes of one shape cannot make a pod that fitted stop fitting), or None."""
     runs: list[dict] = []
-    base = run(scenario, seed)
-    if not pending(base):
-        return _answer({}, templates, price_label, runs, "nothing is pending")
-    best: dict[int, int] | None = None
-    for i in range(len(templates)):
-        if _leaves_pending(scenario, {i: max_per_template}, templates, seed, runs):
-            continue
-        lo, hi = 1, max_per_template
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if _leaves_pending(scenario, {i: mid}, templates, seed, runs):
-                lo = mid + 1
-            else:
-                hi = mid
-        cand = {i: lo}
-        if best is None or _cost(cand, templates, price_label) < _cost(best, templates, price_label):
-            best = cand
-    # mixes: one node of each template in turn until nothing is pending
+    if _leaves_pending(scenario, {i: max_per_template}, templates, seed, runs):
+        return {"counts": None, "runs": len(runs)}
+    lo, hi = 1, max_per_template
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _leaves_pending(scenario, {i: mid}, templates, seed, runs):
+            lo = mid + 1
+        else:
+            hi = mid
+    return {"counts": {i: lo}, "runs": len(runs)}
+
+
+def mix(scenario, templates: Sequence[NodeTemplate], seed: int = 0,
+        price_label: str = PRICE_LABEL, max_per_template: int = MAX_PER_TEMPLATE) -> dict:
+    """Mixes (spread constraints with minDomains need several zones): one node of each
+    template in turn until nothing is pending, then each count lowered while the run still
+    leaves nothing pending (the dearest templates first); None when no mix schedules all."""
+    runs: list[dict] = []
     counts: dict[int, int] = {}
-    limit = max_per_template * len(templates)
-    for step in range(limit):
+    for step in range(max_per_template * len(templates)):
         i = step % len(templates)
         counts[i] = counts.get(i, 0) + 1
         if not _leaves_pending(scenario, counts, templates, seed, runs):
             break
     else:
-        counts = {}
-    if counts:
-        for i in sorted(counts, key=lambda i: -(templates[i].price(price_label) or 0.0)):
-            while counts.get(i, 0) > 0:
-                trial = {**counts, i: counts[i] - 1}
-                trial = {k: v for k, v in trial.items() if v}
-                if trial and not _leaves_pending(scenario, trial, templates, seed, runs):
-                    counts = trial
-                else:
-                    break
-        if best is None or _cost(counts, templates, price_label) < _cost(best, templates, price_label):
+        return {"counts": None, "runs": len(runs)}
+    for i in sorted(counts, key=lambda i: -(templates[i].price(price_label) or 0.0)):
+        while counts.get(i, 0) > 0:
+            trial = {k: v for k, v in {**counts, i: counts[i] - 1}.items() if v}
+            if trial and not _leaves_pending(scenario, trial, templates, seed, runs):
+                counts = trial
+            else:
+                break
+    return {"counts": counts, "runs": len(runs)}
+
+
+def choose(parts: Sequence[dict], templates: Sequence[NodeTemplate],
+           price_label: str = PRICE_LABEL, max_per_template: int = MAX_PER_TEMPLATE) -> dict:
+    """The answer from the parts (``single`` per template in order, then ``mix``): the
+    fewest nodes, then the cheapest; on a tie the earlier part."""
+    best = None
+    for part in parts:
+        counts = part["counts"]
+        if counts is not None and (best is None or _cost(counts, templates, price_label)
+                                   < _cost(best, templates, price_label)):
             best = counts
+    runs = [None] * sum(p["runs"] for p in parts)
     if best is None:
         return _answer(None, templates, price_label, runs, "no addition of up to "
                        f"{max_per_template} nodes per template schedules every pending pod")
@@ -171,6 +193,23 @@ def _answer(counts, templates, price_label, runs, note) -> dict:
     return {"found": counts is not None, "additions": additions,
             "nodesAdded": sum(a["count"] for a in additions), "sentence": sentence,
             "candidateRuns": len(runs)}
+
+
+def node_manifests(answer: dict, templates: Sequence[NodeTemplate]) -> list[dict]:
+    """The answer's added nodes as Node objects (as ``kubectl get nodes -o yaml`` prints them),
+    to append to the scenario's manifests for the verifying run."""
+    index = {(t.name, t.zone): i for i, t in enumerate(templates)}
+    out = []
+    for a in answer["additions"]:
+        t = templates[index[(a["template"], a["zone"])]]
+        for n in t.nodes(a["count"], _prefix(t)):
+            amounts = {r: (f"{v}m" if r == "cpu" else str(v)) for r, v in sorted(n.allocatable.items())}
+            spec = {"taints": [{"key": x.key, **({"value": x.value} if x.value else {}), "effect": x.effect}
+                               for x in n.taints]} if n.taints else {}
+            out.append({"apiVersion": "v1", "kind": "Node",
+                        "metadata": {"name": n.name, "labels": dict(sorted(n.labels.items()))},
+                        "spec": spec, "status": {"allocatable": amounts, "capacity": amounts}})
+    return out
 
 
 def apply_additions(scenario, answer: dict, templates: Sequence[NodeTemplate]):

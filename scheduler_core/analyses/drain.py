@@ -99,12 +99,21 @@ def zones(scenario) -> list[str]:
     return sorted({n.labels[ZONE] for n in scenario.nodes if ZONE in n.labels})
 
 
+def zone_nodes(scenario, zone: str) -> list[str]:
+    return [n.name for n in scenario.nodes if n.labels.get(ZONE) == zone]
+
+
 def zone_tolerance(scenario, seed: int = 0) -> dict:
     """Every zone drained in turn; one line per zone."""
-    out = []
-    for z in zones(scenario):
-        r = drain(scenario, [n.name for n in scenario.nodes if n.labels.get(ZONE) == z], seed, z)
-        r.pop("result")
-        out.append(r)
-    return {"zones": out, "sentence": "; ".join(r["sentence"] for r in out),
-            "survivesAll": all(r["survives"] for r in out)}
+    return combine([without_run(drain(scenario, zone_nodes(scenario, z), seed, z))
+                    for z in zones(scenario)], "zones")
+
+
+def without_run(row: dict) -> dict:
+    return {k: v for k, v in row.items() if k != "result"}
+
+
+def combine(rows: list[dict], what: str = "zones") -> dict:
+    """One drain per zone (or node), in turn: the rows, one sentence, whether all survive."""
+    return {what: rows, "sentence": "; ".join(r["sentence"] for r in rows),
+            "survivesAll": all(r["survives"] for r in rows)}

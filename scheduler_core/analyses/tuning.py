@@ -82,13 +82,19 @@ def balance(result: dict) -> dict:
 
 
 def sweep(scenario, candidates: list[dict] | None = None, seed: int = 0) -> dict:
-    """One real run per candidate; the most balanced (lowest cpu stddev, then memory, among
-    runs that leave the fewest pods pending) is named in the sentence."""
-    rows = []
-    for c in candidates or default_candidates():
-        cfg, _ = parse_configuration(configuration_document(c), f"candidate {c['name']}")
-        b = balance(run(replace(scenario, config=cfg), seed))
-        rows.append({"candidate": c, **b})
+    """One real run per candidate (``measure``); the most balanced is named (``pick``)."""
+    return pick([measure(scenario, c, seed) for c in candidates or default_candidates()])
+
+
+def measure(scenario, c: dict, seed: int = 0) -> dict:
+    """One candidate's run and how balanced it leaves the cluster."""
+    cfg, _ = parse_configuration(configuration_document(c), f"candidate {c['name']}")
+    return {"candidate": c, **balance(run(replace(scenario, config=cfg), seed))}
+
+
+def pick(rows: list[dict]) -> dict:
+    """The most balanced run (lowest cpu stddev, then memory, among those that leave the
+    fewest pods pending; the earlier candidate on a tie) and a sentence naming it."""
     best = min(rows, key=lambda r: (r["pending"], r["cpu"]["stddev"], r["memory"]["stddev"]))
     return {"runs": rows, "best": best["candidate"]["name"],
             "sentence": f"{best['candidate']['name']} balances best: cpu utilisation "

@@ -180,3 +180,74 @@ def test_tuning_most_allocated_packs_onto_fewer_nodes_than_least_allocated():
     least = answer["runs"][0]
     assert least["cpu"] == {"min": 0.25, "max": 0.25, "stddev": 0.0}
     assert least["podsPerNode"] == {"min": 2.0, "max": 2.0, "stddev": 0.0}
+
+
+# --- the same answers from independent parts (what the web app runs on its workers) ---------
+def in_parts(kind, sc, spec, seed=3):
+    from scheduler_core.analyses import parts
+
+    planned, answer = parts.plan(kind, sc, spec, seed)
+    if answer is not None:
+        return answer
+    outcomes = [parts.run_part(kind, sc, spec, p, seed) for p in reversed(planned)][::-1]  # any order
+    return parts.combine(kind, sc, spec, outcomes)
+
+
+@pytest.mark.parametrize("case,docs,extra,sentence,added", CAPACITY, ids=[c[0] for c in CAPACITY])
+def test_capacity_in_parts_gives_the_sequential_answer_and_nodes_that_verify_it(case, docs, extra, sentence,
+                                                                                added):
+    from scheduler_core.analyses import parts
+
+    sc = scenario(*docs)
+    answer = in_parts("capacity", sc, {"extraZones": extra})
+    direct = capacity.search_capacity(sc, capacity.templates_from_nodes(sc.nodes, extra_zones=extra), seed=3)
+    assert {k: answer[k] for k in direct} == direct
+    objects = parts.verifying_objects("capacity", sc, {"extraZones": extra}, answer)
+    if added:
+        import yaml
+
+        with_nodes = load_scenario("".join(docs) + "".join("---\n" + yaml.safe_dump(o) for o in objects))
+        assert len(with_nodes.nodes) == len(sc.nodes) + added
+        assert pending(run(with_nodes, 3)) == []
+    else:
+        assert objects is None
+
+
+def test_written_templates_are_read_and_checked():
+    from scheduler_core.analyses import parts
+    from scheduler_core.errors import ScenarioError
+
+    sc = scenario(node("n1", "a"), *[pod(f"p{i}", cpu="3", owner="") for i in range(3)])
+    spec = {"templates": [{"name": "c6i.2xlarge", "zone": "b", "allocatable": {"cpu": "8", "memory": "16Gi"}}]}
+    assert in_parts("capacity", sc, spec)["sentence"] == "add 1 × c6i.2xlarge in b"
+    with pytest.raises(ScenarioError, match="templates\\[0\\].allocatable.cpu"):
+        parts.plan("capacity", sc, {"templates": [{"name": "x", "allocatable": {"cpu": "lots", "memory": "1Gi"}}]})
+
+
+def test_zones_drain_and_tuning_in_parts_give_the_sequential_answers():
+    docs = DRAIN[1][1]
+    sc = scenario(*docs)
+    zones = in_parts("zones", sc, {})
+    assert zones["rows"] == drain.zone_tolerance(sc)["zones"]
+    assert in_parts("drain", sc, {"nodes": ["n-a"]})["rows"][0]["blocked"] == [
+        {"pod": "default/web-1", "pdbs": ["default/web-pdb"]}]
+    tuned = in_parts("tuning", sc, {})
+    assert tuned == tuning.sweep(sc, tuning.default_candidates(), seed=3)
+
+
+@pytest.mark.parametrize("kind,spec,field", [
+    ("replicas", {"pod": "default/nope"}, "pod"),
+    ("drain", {"nodes": ["n-x"]}, "nodes"),
+    ("drain", {}, "nodes"),
+    ("tuning", {"candidates": [{"strategy": "Fastest"}]}, "candidates[0].strategy"),
+    ("capacity", {"maxPerTemplate": 0}, "maxPerTemplate"),
+    ("weather", {}, "kind"),
+])
+def test_a_bad_analysis_spec_names_its_field(kind, spec, field):
+    from scheduler_core.analyses import parts
+    from scheduler_core.errors import ScenarioError
+
+    sc = scenario(*DRAIN[1][1])
+    with pytest.raises(ScenarioError) as e:
+        parts.plan(kind, sc, spec)
+    assert e.value.field == field
