@@ -2,7 +2,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 from django.views.generic import RedirectView
 
-from . import auth, pod_updates, views, views_compare, views_edit, views_results, views_sweep, views_teams
+from . import (auth, pod_updates, views, views_analyses, views_compare, views_edit, views_results, views_sweep,
+               views_teams)
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="scenario-list"), name="home"),
@@ -44,6 +45,10 @@ urlpatterns = [
     path("scenarios/<int:pk>/sweeps/", views_sweep.sweep_list, name="sweep-list"),
     path("scenarios/<int:pk>/sweeps/new/", views_sweep.sweep_create, name="sweep-create"),
     path("sweeps/<int:sweep_id>/", views_sweep.sweep_detail, name="sweep-detail"),
+    path("scenarios/<int:pk>/answers/", views_analyses.analysis_list, name="analysis-list"),
+    path("scenarios/<int:pk>/answers/new/", views_analyses.analysis_create, name="analysis-create"),
+    path("answers/<int:analysis_id>/", views_analyses.analysis_detail, name="analysis-detail"),
+    path("answers/<int:analysis_id>/cancel/", views_analyses.analysis_cancel, name="analysis-cancel"),
     path("teams/", views_teams.team_list, name="team-list"),
     path("teams/<int:pk>/", views_teams.team_detail, name="team-detail"),
     path("teams/<int:pk>/members/", views_teams.team_member_add, name="team-member-add"),

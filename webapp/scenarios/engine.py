@@ -391,3 +391,53 @@ def _pod_metadata(manifests, config):
             "spread": pod.key in spread,
         }
     return out
+
+
+# --- analyses: capacity, failure tolerance, tuning, as parts the workers run in parallel ----------------
+def _analysis(call, kind, manifests, config, *args):
+    from scheduler_core.analyses import parts
+
+    scenario = load(manifests, config)
+    try:
+        return getattr(parts, call)(kind, scenario, *args)
+    except scheduler_core.ScenarioError as e:
+        raise ScenarioInvalid(f"{e.field}: {e.detail}" if e.field else e.detail, field=e.field or "",
+                              input="spec") from e
+
+
+def analysis_plan(kind, manifests, config, spec, seed):
+    """(parts, answer): the parts to run, or the answer at once when none is needed; ScenarioInvalid (its field
+    the spec's) for a bad spec."""
+    return _analysis("plan", kind, manifests, config, spec, seed)
+
+
+def analysis_part(kind, manifests, config, spec, part, seed):
+    return _analysis("run_part", kind, manifests, config, spec, part, seed)
+
+
+def analysis_answer(kind, manifests, config, spec, outcomes):
+    return _analysis("combine", kind, manifests, config, spec, outcomes)
+
+
+def analysis_verifying_text(kind, manifests, config, spec, answer):
+    """The manifests of the run that checks the answer (the revision's plus the nodes it adds), or None."""
+    from .manifests import documents
+
+    objects = _analysis("verifying_objects", kind, manifests, config, spec, answer)
+    if not objects:
+        return None
+    return manifests.rstrip("\n") + "\n" + "".join("---\n" + documents.dump(o) for o in objects)
+
+
+def analysis_outline(manifests, config=""):
+    """What the analysis forms offer: the cluster's node templates, zones, nodes and pods."""
+    from scheduler_core.analyses import capacity, drain
+
+    scenario = load(manifests, config)
+    return {
+        "templates": [{"name": t.name, "zone": t.zone, "hourlyPrice": t.price()}
+                      for t in capacity.templates_from_nodes(scenario.nodes)],
+        "zones": drain.zones(scenario),
+        "nodes": [n.name for n in scenario.nodes],
+        "pods": [p.key for p in scenario.pods][:500],
+    }

@@ -137,6 +137,7 @@ class Run(models.Model):
         REVISION = "revision"
         DRAFT = "draft"
         SWEEP_CELL = "sweep_cell"
+        ANALYSIS = "analysis"  # the run that checks an analysis's answer (its text: the revision's plus nodes)
 
     class Status(models.TextChoices):
         QUEUED = "queued"
@@ -278,6 +279,69 @@ class Sweep(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
+
+
+class Analysis(models.Model):
+    """An answer beyond one run (capacity, failure tolerance, tuning), worked out from parts run in parallel
+    on the workers (AnalysisPart), combined by the engine once the last part is in."""
+
+    class Kind(models.TextChoices):
+        CAPACITY = "capacity", "Nodes to add"
+        REPLICAS = "replicas", "Replicas that fit"
+        ZONES = "zones", "Losing a zone"
+        DRAIN = "drain", "Draining nodes"
+        TUNING = "tuning", "Scoring configurations"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
+
+    scenario = models.ForeignKey(Scenario, models.CASCADE, related_name="analyses")
+    revision = models.ForeignKey(Revision, models.PROTECT, related_name="analyses")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    spec = models.JSONField(default=dict, blank=True)  # as asked: templates, zones, pod, nodes, candidates
+    seed = models.PositiveIntegerField(default=0)  # every part runs with it: the same answer again
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    answer = models.JSONField(null=True, blank=True)  # the engine's combined answer, with its "sentence"
+    error = models.TextField(blank=True, default="")
+    verifying_run = models.ForeignKey(Run, models.SET_NULL, null=True, blank=True, related_name="+")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "analyses"
+
+    def __str__(self):
+        return f"analysis {self.pk} ({self.kind}, {self.status})"
+
+    @property
+    def is_finished(self):
+        return self.status in self.FINISHED
+
+
+class AnalysisPart(models.Model):
+    """One independent part of an analysis (a template's search, a zone's drain, a candidate's run)."""
+
+    analysis = models.ForeignKey(Analysis, models.CASCADE, related_name="parts")
+    index = models.PositiveIntegerField()
+    label = models.CharField(max_length=300, blank=True, default="")
+    part = models.JSONField(default=dict)  # what the engine's plan said to run
+    status = models.CharField(max_length=10, choices=Analysis.Status.choices, default=Analysis.Status.QUEUED)
+    outcome = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True, default="")
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["index"]
+        constraints = [models.UniqueConstraint(fields=["analysis", "index"], name="one_part_per_index")]
 
 
 class PodUpdateAttempt(models.Model):

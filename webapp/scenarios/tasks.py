@@ -231,3 +231,87 @@ def reap_stuck(now=None):
     if requeued or failed or resent:
         log.warning("stuck-run reaper: %s re-queued, %s failed, %s resent", requeued, failed, resent)
     return requeued, failed, resent
+
+
+# --- analyses: a plan, then its parts in parallel, then the combined answer (scenarios/analyses.py) ----------
+def _send(task, arg, what):
+    try:
+        task.apply_async((arg,), queue=task.app.conf.task_default_queue, retry_policy=settings.RUN_PUBLISH_RETRY)
+    except (KombuOperationalError, OSError) as e:
+        log.error("%s: could not reach the broker: %s", what, e)
+        raise QueueUnavailable() from e
+
+
+def enqueue_analysis(analysis_id):
+    _send(plan_analysis, analysis_id, f"analysis {analysis_id}")
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True,
+             time_limit=settings.RUN_TIME_LIMIT, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT)
+def plan_analysis(self, analysis_id):
+    """Plan with the engine: store the parts and send each to the workers, or store the answer at once."""
+    from .analyses import Status, finish
+    from .models import Analysis, AnalysisPart
+
+    if not Analysis.objects.filter(pk=analysis_id, status=Status.QUEUED).update(
+            status=Status.RUNNING, started_at=timezone.now()):
+        return  # cancelled, or another delivery has it
+    analysis = Analysis.objects.select_related("revision").get(pk=analysis_id)
+    manifests, config = analysis.revision.manifests, analysis.revision.config
+    try:
+        parts, answer = engine.analysis_plan(analysis.kind, manifests, config, analysis.spec, analysis.seed)
+    except engine.ScenarioInvalid as e:
+        parts, answer, error = None, None, str(e)
+    except SoftTimeLimitExceeded:
+        parts, answer, error = None, None, f"Planning took longer than {settings.RUN_SOFT_TIME_LIMIT} s."
+    except Exception:
+        log.exception("analysis %s failed in the engine", analysis_id)
+        parts, answer, error = None, None, INTERNAL_ERROR
+    if parts is None:
+        Analysis.objects.filter(pk=analysis_id, status=Status.RUNNING).update(
+            status=Status.FAILED, error=error, finished_at=timezone.now())
+        return
+    with transaction.atomic():
+        rows = AnalysisPart.objects.bulk_create([
+            AnalysisPart(analysis_id=analysis_id, index=i, label=p.get("label", "")[:300], part=p)
+            for i, p in enumerate(parts)])
+        for row in rows:
+            transaction.on_commit(lambda pk=row.pk: _send(run_analysis_part, pk, f"analysis part {pk}"))
+    if not parts:
+        finish(analysis_id, lambda analysis, outcomes: (answer, None))
+
+
+@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True,
+             time_limit=settings.RUN_TIME_LIMIT, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT)
+def run_analysis_part(self, part_id):
+    """One part, on whichever worker is free; the last one in has the answer combined."""
+    from .analyses import Status, finish
+    from .models import AnalysisPart
+
+    claimed = AnalysisPart.objects.filter(pk=part_id, status=Status.QUEUED,
+                                          analysis__status=Status.RUNNING).update(status=Status.RUNNING)
+    if not claimed:  # cancelled (the analysis or this part), or taken by another delivery
+        AnalysisPart.objects.filter(pk=part_id, status=Status.QUEUED).update(status=Status.CANCELLED)
+        return
+    part = AnalysisPart.objects.select_related("analysis__revision").get(pk=part_id)
+    analysis = part.analysis
+    manifests, config = analysis.revision.manifests, analysis.revision.config
+    outcome, error = None, ""
+    try:
+        outcome = engine.analysis_part(analysis.kind, manifests, config, analysis.spec, part.part, analysis.seed)
+    except engine.ScenarioInvalid as e:
+        error = str(e)
+    except SoftTimeLimitExceeded:
+        error = f"This part took longer than {settings.RUN_SOFT_TIME_LIMIT} s and was stopped."
+    except Exception:
+        log.exception("analysis part %s failed in the engine", part_id)
+        error = INTERNAL_ERROR
+    AnalysisPart.objects.filter(pk=part_id, status=Status.RUNNING).update(
+        status=Status.FAILED if error else Status.SUCCEEDED, outcome=outcome, error=error,
+        finished_at=timezone.now())
+
+    def combine(analysis, outcomes):
+        answer = engine.analysis_answer(analysis.kind, manifests, config, analysis.spec, outcomes)
+        return answer, engine.analysis_verifying_text(analysis.kind, manifests, config, analysis.spec, answer)
+
+    finish(analysis.pk, combine)
