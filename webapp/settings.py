@@ -237,6 +237,14 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums", "webapp.api.schema.postprocess"],
+    # enums named after their model where two models have a field of the same name
+    "ENUM_NAME_OVERRIDES": {
+        "AnalysisKindEnum": [("capacity", "Nodes to add"), ("replicas", "Replicas that fit"), ("zones", "Losing a zone"),
+                             ("drain", "Draining nodes"), ("tuning", "Scoring configurations")],
+        "AnalysisStatusEnum": [(v, v.capitalize()) for v in ("queued", "running", "succeeded", "failed", "cancelled")],
+        "KindEnum": [("simulate", "Simulate")],  # a run's (the names they had before analyses came)
+        "StatusEnum": [(v, v.capitalize()) for v in ("queued", "running", "succeeded", "failed")],
+    },
 }
 
 # Celery: the worker and the web process read the same settings.

@@ -83,12 +83,12 @@ def drain(scenario, node_names, seed: int = 0, label: str = "") -> dict:
     else:
         parts = []
         if still:
-            parts.append(f"{len(still)} pods pending")
+            parts.append(f"{len(still)} pod{'s' if len(still) != 1 else ''} pending")
         for k in blocking:
             n = sum(1 for b in blocked if k in b["pdbs"])
             parts.append(f"PDB {k.split('/', 1)[1]} blocked {n} eviction{'s' if n > 1 else ''}")
         if lost:
-            parts.append(f"{len(lost)} pods without a controller deleted")
+            parts.append(f"{len(lost)} pod{'s' if len(lost) != 1 else ''} without a controller deleted")
         sentence = f"does not survive losing {what}: " + ", ".join(parts)
     return {"target": what, "nodes": sorted(names), "survives": survives, "sentence": sentence,
             "evicted": evicted, "skipped": skipped, "blocked": blocked, "blockingPdbs": blocking,

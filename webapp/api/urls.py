@@ -2,7 +2,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
-from . import compare, drafts, pod_updates, results, sweeps, teams, views
+from . import analyses, compare, drafts, pod_updates, results, sweeps, teams, views
 
 app_name = "api"
 
@@ -26,6 +26,9 @@ urlpatterns = [
     path("runs/<int:a>/compare/<int:b>/", compare.RunCompareView.as_view(), name="run-compare"),
     path("scenarios/<int:pk>/sweeps/", sweeps.ScenarioSweepsView.as_view(), name="scenario-sweeps"),
     path("sweeps/<int:sweep_id>/", sweeps.SweepDetailView.as_view(), name="sweep-detail"),
+    path("scenarios/<int:pk>/analyses/", analyses.ScenarioAnalysesView.as_view(), name="scenario-analyses"),
+    path("analyses/<int:analysis_id>/", analyses.AnalysisDetailView.as_view(), name="analysis-detail"),
+    path("analyses/<int:analysis_id>/cancel/", analyses.AnalysisCancelView.as_view(), name="analysis-cancel"),
     path("scenarios/<int:pk>/pods/<str:namespace>/<str:name>/updates/", pod_updates.PodUpdatesView.as_view(),
          name="pod-updates"),
     path("scenarios/<int:pk>/pod-updates/", pod_updates.ScenarioPodUpdatesView.as_view(), name="scenario-pod-updates"),

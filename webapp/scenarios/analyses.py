@@ -4,15 +4,16 @@ An analysis starts as a row (queued). A worker plans it with the engine (the par
 once), stores one AnalysisPart per part and sends each to the workers, which run them in parallel. The worker
 that finishes the last part has the engine combine the outcomes into the answer; a capacity answer is then
 checked by a real run of the revision with the nodes it adds, linked from the analysis. Cancelling stops what
-has not started: queued parts are dropped when a worker picks them up, and no answer is combined.
+has not started: queued parts are dropped when a worker picks them up, and no answer is combined. The workers'
+side is in tasks.py (plan_analysis, run_analysis_part, finish_analysis).
 """
 
 from django.db import transaction
 from django.utils import timezone
 
-from . import activity, services
+from . import activity
 from .activity import Verb
-from .models import Analysis, AnalysisPart, Run
+from .models import Analysis, AnalysisPart
 
 Status = Analysis.Status
 MAX_SEED = 2**31 - 1
@@ -58,33 +59,3 @@ def progress(analysis):
     """{"done", "total"}: parts finished of those planned (total 0 before the plan)."""
     parts = list(analysis.parts.values_list("status", flat=True))
     return {"done": sum(1 for s in parts if s in (Status.SUCCEEDED, Status.FAILED)), "total": len(parts)}
-
-
-def finish(analysis_id, combine):
-    """Once every part is in: the answer (``combine(analysis, outcomes)`` -> answer, verifying text or None),
-    or the first part's error; exactly once, by whichever worker finished last."""
-    with transaction.atomic():
-        analysis = Analysis.objects.select_for_update().filter(pk=analysis_id, status=Status.RUNNING).first()
-        if analysis is None:
-            return None
-        parts = list(analysis.parts.order_by("index"))
-        if any(p.status in (Status.QUEUED, Status.RUNNING) for p in parts):
-            return None
-        failed = next((p for p in parts if p.status == Status.FAILED), None)
-        if failed is not None:
-            analysis.status, analysis.error = Status.FAILED, f"{failed.label}: {failed.error}"
-        else:
-            try:
-                analysis.answer, text = combine(analysis, [p.outcome for p in parts])
-            except Exception as e:  # noqa: BLE001 - shown on the page; the worker logs it
-                analysis.status, analysis.error = Status.FAILED, str(e) or type(e).__name__
-            else:
-                analysis.status = Status.SUCCEEDED
-                if text:
-                    analysis.verifying_run = services.queue_run(
-                        analysis.scenario, analysis.revision, user=analysis.created_by, source=Run.Source.ANALYSIS,
-                        seed=analysis.seed, manifests=text, config=analysis.revision.config,
-                        label=f"analysis {analysis.pk}: {analysis.answer.get('sentence', '')}"[:200], record=False)
-        analysis.finished_at = timezone.now()
-        analysis.save(update_fields=["status", "error", "answer", "verifying_run", "finished_at"])
-    return analysis

@@ -421,12 +421,13 @@ def analysis_answer(kind, manifests, config, spec, outcomes):
 
 def analysis_verifying_text(kind, manifests, config, spec, answer):
     """The manifests of the run that checks the answer (the revision's plus the nodes it adds), or None."""
-    from .manifests import documents
+    import yaml
 
     objects = _analysis("verifying_objects", kind, manifests, config, spec, answer)
     if not objects:
         return None
-    return manifests.rstrip("\n") + "\n" + "".join("---\n" + documents.dump(o) for o in objects)
+    return manifests.rstrip("\n") + "\n" + "".join(
+        "---\n" + yaml.safe_dump(o, sort_keys=False, default_flow_style=False) for o in objects)
 
 
 def analysis_outline(manifests, config=""):

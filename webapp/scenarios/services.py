@@ -3,7 +3,7 @@
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from . import activity
+from . import activity, runs
 from .manifests import summary as summaries
 from .activity import Verb
 from .models import Revision, Run, Scenario, ShareLink
@@ -103,21 +103,12 @@ def queue_run(scenario, revision, *, user, source=Run.Source.REVISION, seed=0, o
     on it, as `source` says) and hand its id to a worker once the row is committed."""
     from .tasks import enqueue
 
-    if (source == Run.Source.REVISION) != (manifests == ""):
-        raise ValueError("a revision's run simulates the revision's text; a draft's or a cell's its own")
     with transaction.atomic():
-        run = Run.objects.create(
-            scenario=scenario, revision=revision, created_by=user, source=source, manifests=manifests,
-            config=config, label=label, sweep=sweep, variant=variant or {},
-            params={"seed": seed, "options": options or {}},
-        )
+        run = runs.create_run(scenario, revision, user=user, source=source, seed=seed, options=options,
+                              manifests=manifests, config=config, label=label, sweep=sweep, variant=variant,
+                              record=record)
         # After commit, so the worker never looks for a row it cannot see yet.
         transaction.on_commit(lambda: enqueue(run.pk))
-    if record:
-        what = {Run.Source.REVISION: "", Run.Source.DRAFT: " of a draft"}.get(source, f" ({label})")
-        activity.record(user, Verb.RUN_QUEUED, scenario=scenario,
-                        object=f"run {run.pk}{what} of revision {revision.number}", run=run.pk,
-                        revision=revision.number)
     return run
 
 

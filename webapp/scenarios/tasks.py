@@ -10,8 +10,8 @@ from django.db.models import F
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 
-from . import compare, engine
-from .models import PodExplanation, Run
+from . import compare, engine, runs
+from .models import Analysis, AnalysisPart, PodExplanation, Run
 
 log = logging.getLogger(__name__)
 
@@ -250,8 +250,7 @@ def enqueue_analysis(analysis_id):
              time_limit=settings.RUN_TIME_LIMIT, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT)
 def plan_analysis(self, analysis_id):
     """Plan with the engine: store the parts and send each to the workers, or store the answer at once."""
-    from .analyses import Status, finish
-    from .models import Analysis, AnalysisPart
+    Status = Analysis.Status
 
     if not Analysis.objects.filter(pk=analysis_id, status=Status.QUEUED).update(
             status=Status.RUNNING, started_at=timezone.now()):
@@ -278,15 +277,14 @@ def plan_analysis(self, analysis_id):
         for row in rows:
             transaction.on_commit(lambda pk=row.pk: _send(run_analysis_part, pk, f"analysis part {pk}"))
     if not parts:
-        finish(analysis_id, lambda analysis, outcomes: (answer, None))
+        finish_analysis(analysis_id, lambda analysis, outcomes: (answer, None))
 
 
 @shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, ignore_result=True,
              time_limit=settings.RUN_TIME_LIMIT, soft_time_limit=settings.RUN_SOFT_TIME_LIMIT)
 def run_analysis_part(self, part_id):
     """One part, on whichever worker is free; the last one in has the answer combined."""
-    from .analyses import Status, finish
-    from .models import AnalysisPart
+    Status = Analysis.Status
 
     claimed = AnalysisPart.objects.filter(pk=part_id, status=Status.QUEUED,
                                           analysis__status=Status.RUNNING).update(status=Status.RUNNING)
@@ -314,4 +312,41 @@ def run_analysis_part(self, part_id):
         answer = engine.analysis_answer(analysis.kind, manifests, config, analysis.spec, outcomes)
         return answer, engine.analysis_verifying_text(analysis.kind, manifests, config, analysis.spec, answer)
 
-    finish(analysis.pk, combine)
+    finish_analysis(analysis.pk, combine)
+
+
+def finish_analysis(analysis_id, combine):
+    """Once every part is in: the answer (``combine(analysis, outcomes)`` -> answer, verifying text or None),
+    or the first failed part's error; exactly once, by whichever worker finished last. A verifying text is
+    queued as a run of the revision (source "analysis"), linked from the analysis."""
+    Status = Analysis.Status
+    with transaction.atomic():
+        analysis = Analysis.objects.select_for_update().filter(pk=analysis_id, status=Status.RUNNING).first()
+        if analysis is None:
+            return None
+        parts = list(analysis.parts.order_by("index"))
+        if any(p.status in (Status.QUEUED, Status.RUNNING) for p in parts):
+            return None
+        failed = next((p for p in parts if p.status == Status.FAILED), None)
+        if failed is not None:
+            analysis.status, analysis.error = Status.FAILED, f"{failed.label}: {failed.error}"
+        else:
+            try:
+                analysis.answer, text = combine(analysis, [p.outcome for p in parts])
+            except engine.ScenarioInvalid as e:
+                analysis.status, analysis.error = Status.FAILED, str(e)
+            except Exception:
+                log.exception("analysis %s: the answer could not be combined", analysis_id)
+                analysis.status, analysis.error = Status.FAILED, INTERNAL_ERROR
+            else:
+                analysis.status = Status.SUCCEEDED
+                if text:
+                    run = runs.create_run(
+                        analysis.scenario, analysis.revision, user=analysis.created_by, source=Run.Source.ANALYSIS,
+                        seed=analysis.seed, manifests=text, config=analysis.revision.config, record=False,
+                        label=f"analysis {analysis.pk}: {analysis.answer.get('sentence', '')}"[:200])
+                    analysis.verifying_run = run
+                    transaction.on_commit(lambda: try_enqueue(run.pk))  # (the reaper resends a lost one)
+        analysis.finished_at = timezone.now()
+        analysis.save(update_fields=["status", "error", "answer", "verifying_run", "finished_at"])
+    return analysis
