@@ -93,15 +93,19 @@ class Api:
 
     def wait_for_run(self, url, timeout, interval=0.5, on_poll=None):
         """Poll a run until it succeeded or failed; ClientError after `timeout` seconds."""
+        return self.wait_for(url, timeout, ("succeeded", "failed"), interval, on_poll, "run")
+
+    def wait_for(self, url, timeout, final, interval=0.5, on_poll=None, what="analysis"):
+        """Poll a run or an analysis until its status is one of `final`; ClientError after `timeout` seconds."""
         deadline = time.monotonic() + timeout
         while True:
-            run = self.get(url)
-            if run.get("status") in ("succeeded", "failed"):
-                return run
+            found = self.get(url)
+            if found.get("status") in final:
+                return found
             if on_poll:
-                on_poll(run)
+                on_poll(found)
             if time.monotonic() > deadline:
-                raise ClientError(f"run {run.get('id')} is still {run.get('status')} after {timeout:g} s "
+                raise ClientError(f"{what} {found.get('id')} is still {found.get('status')} after {timeout:g} s "
                                   f"(is a worker running?); see {url}")
             time.sleep(interval)
             interval = min(interval * 1.5, 5)

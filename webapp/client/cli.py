@@ -80,6 +80,28 @@ def build_parser():
     c.add_argument("--junit", metavar="PATH", help="also write a JUnit XML report here")
     c.add_argument("--timeout", type=float, default=600, help="seconds to wait for the run (default 600)")
 
+    c = sub.add_parser("analyse", parents=[common],
+                       help="work out an answer on the server's workers: nodes to add, replicas that fit, "
+                            "losing each zone, draining nodes, scoring configurations")
+    c.add_argument("scenario", type=int, metavar="ID")
+    c.add_argument("kind", choices=["capacity", "replicas", "zones", "drain", "tuning"])
+    c.add_argument("--extra-zone", action="append", default=[], metavar="ZONE",
+                   help="capacity: also add nodes in this new zone (repeatable)")
+    c.add_argument("--templates", metavar="FILE", help="capacity: node templates to add (a JSON list) instead of "
+                                                       "the cluster's own shapes")
+    c.add_argument("--pod", help="replicas: copies of this pod (namespace/name)")
+    c.add_argument("--node", action="append", default=[], metavar="NAME", help="drain: a node (repeatable)")
+    c.add_argument("--strategy", action="append", default=[], metavar="NAME",
+                   help="tuning: a NodeResourcesFit scoring strategy to compare (repeatable; default all three)")
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--wait", action="store_true", help="wait, showing progress on stderr, and print the answer")
+    c.add_argument("--timeout", type=float, default=1800, help="seconds to wait (default 1800)")
+
+    c = sub.add_parser("analysis", parents=[common], help="an analysis's progress or answer")
+    c.add_argument("analysis", type=int, metavar="ID")
+    c = sub.add_parser("cancel-analysis", parents=[common], help="cancel an unfinished analysis")
+    c.add_argument("analysis", type=int, metavar="ID")
+
     c = sub.add_parser("export", parents=[common], help="a finished run's outcome per pod, as CSV or JSON")
     c.add_argument("run", type=int, metavar="RUN_ID")
     c.add_argument("--csv", action="store_true", help="CSV (pod, outcome, node, nominated_node, message)")
@@ -297,5 +319,74 @@ def cmd_export(args):
     return 0
 
 
+def analysis_spec(args):
+    if args.kind == "capacity":
+        spec = {"extraZones": args.extra_zone}
+        if args.templates:
+            try:
+                spec["templates"] = json.loads(read_files([args.templates], "templates file")[0])
+            except json.JSONDecodeError as e:
+                raise ClientError(f"{args.templates}: not JSON ({e.msg} at line {e.lineno})") from None
+        return spec
+    if args.kind == "replicas":
+        if not args.pod:
+            raise ClientError("replicas needs --pod namespace/name")
+        return {"pod": args.pod}
+    if args.kind == "drain":
+        if not args.node:
+            raise ClientError("drain needs at least one --node")
+        return {"nodes": args.node}
+    if args.kind == "tuning" and args.strategy:
+        return {"candidates": [{"strategy": s} for s in args.strategy]}
+    return {}
+
+
+def analysis_text(a):
+    lines = [f"Analysis {a['id']} ({a['kind']}) of scenario {a['scenario']} r{a['revision']}, seed {a['seed']}: "
+             f"{a['status']}" + (f", {a['progress']['done']} of {a['progress']['total']} parts done"
+                                  if a["status"] in ("queued", "running") else "")]
+    answer = a.get("answer") or {}
+    if a["status"] == "failed":
+        lines.append(f"error: {a['error']}")
+    if answer.get("sentence"):
+        lines.append(answer["sentence"][0].upper() + answer["sentence"][1:] + ".")
+    for row in answer.get("rows") or ():
+        lines.append(f"  {row['target']}: {'survives' if row['survives'] else 'does not survive'}; "
+                     f"{len(row['pending'])} pending; blocked by PDB: "
+                     f"{', '.join(sorted({k for b in row['blocked'] for k in b['pdbs']})) or 'none'}; "
+                     f"spread over maxSkew: {'; '.join(row['spreadViolated']) or 'none'}")
+    for r in answer.get("runs") or ():
+        lines.append(f"  {r['candidate']['name']}: cpu {r['cpu']['min']:.2f}-{r['cpu']['max']:.2f} "
+                     f"(stddev {r['cpu']['stddev']:.3f}), memory {r['memory']['min']:.2f}-{r['memory']['max']:.2f} "
+                     f"(stddev {r['memory']['stddev']:.3f}), {r['nodesUsed']} nodes used, {r['pending']} pending")
+    if a.get("verifying_run"):
+        lines.append(f"Checked by run {a['verifying_run']}.")
+    return "\n".join(lines)
+
+
+def cmd_analyse(args):
+    api = api_for(args)
+    a = api.post(f"/api/scenarios/{args.scenario}/analyses/",
+                 {"kind": args.kind, "spec": analysis_spec(args), "seed": args.seed})
+    if args.wait:
+        a = api.wait_for(a["url"], args.timeout, ("succeeded", "failed", "cancelled"), on_poll=lambda x: print(
+            f"{x['progress']['done']} of {x['progress']['total']} parts done", file=sys.stderr))
+    out(args, a, analysis_text(a) if args.wait else f"Started analysis {a['id']}: {a['url']}")
+    return 2 if a["status"] == "failed" else 0
+
+
+def cmd_analysis(args):
+    a = api_for(args).get(f"/api/analyses/{args.analysis}/")
+    out(args, a, analysis_text(a))
+    return 0
+
+
+def cmd_cancel_analysis(args):
+    a = api_for(args).post(f"/api/analyses/{args.analysis}/cancel/")
+    out(args, a, f"Cancelled analysis {a['id']}: {a['progress']['done']} of {a['progress']['total']} parts done.")
+    return 0
+
+
 COMMANDS = {"login": cmd_login, "scenarios": cmd_scenarios, "push": cmd_push, "run": cmd_run,
-            "check": cmd_check, "export": cmd_export}
+            "check": cmd_check, "export": cmd_export, "analyse": cmd_analyse, "analysis": cmd_analysis,
+            "cancel-analysis": cmd_cancel_analysis}
