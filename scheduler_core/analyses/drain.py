@@ -76,14 +76,18 @@ def drain(scenario, node_names, seed: int = 0, label: str = "") -> dict:
                        f"(skew {c['skew']} > maxSkew {c['maxSkew']})"
                        for c in result.get("spreadDomains", []) if not c.get("withinMaxSkew", True)})
     blocking = sorted({k for b in blocked for k in b["pdbs"]})
-    survives = not still and not blocked and not lost
+    # pods that ran before and have no node now (evicted, or preempted while they were placed again);
+    # pods pending before the drain are not the drain's doing
+    ran = {p.key for p in scenario.pods if p.node_name}
+    left = [k for k in still if k in ran]
+    survives = not left and not blocked and not lost
     what = label or ", ".join(sorted(names))
     if survives:
         sentence = f"survives losing {what}"
     else:
         parts = []
-        if still:
-            parts.append(f"{len(still)} pod{'s' if len(still) != 1 else ''} pending")
+        if left:
+            parts.append(f"{len(left)} running pod{'s' if len(left) != 1 else ''} left pending")
         for k in blocking:
             n = sum(1 for b in blocked if k in b["pdbs"])
             parts.append(f"PDB {k.split('/', 1)[1]} blocked {n} eviction{'s' if n > 1 else ''}")
@@ -92,7 +96,8 @@ def drain(scenario, node_names, seed: int = 0, label: str = "") -> dict:
         sentence = f"does not survive losing {what}: " + ", ".join(parts)
     return {"target": what, "nodes": sorted(names), "survives": survives, "sentence": sentence,
             "evicted": evicted, "skipped": skipped, "blocked": blocked, "blockingPdbs": blocking,
-            "deleted": lost, "pending": still, "spreadViolated": violated, "result": result}
+            "deleted": lost, "pending": still, "leftPending": left, "spreadViolated": violated,
+            "result": result}
 
 
 def zones(scenario) -> list[str]:

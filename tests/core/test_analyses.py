@@ -127,7 +127,7 @@ DRAIN = [
     ("no room elsewhere", [node("n-a", "a", cpu="2"), node("n-b", "b", cpu="2"),
                            pod("web-1", cpu="2", node_name="n-a"),
                            pod("web-2", cpu="2", node_name="n-b")],
-     "b", False, "does not survive losing b: 1 pod pending"),
+     "b", False, "does not survive losing b: 1 running pod left pending"),
     ("two budgets on one pod refuse its eviction",
      [node("n-a", "a"), node("n-b", "b"), pod("web-1", node_name="n-a"),
       pdb("web-pdb", 0), pdb("all-pdb", 0)],

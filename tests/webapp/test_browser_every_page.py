@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from webapp.scenarios import drafts, services, sweeps, tasks
+from webapp.scenarios import analyses, drafts, services, sweeps, tasks
 from webapp.scenarios.management.commands.load_examples import EXAMPLES_DIR
 from webapp.scenarios.manifests import edits
 from webapp.scenarios.models import Membership, Run, ShareLink, Team
@@ -34,6 +34,18 @@ def finished_run(scenario, user):
     return Run.objects.get(pk=run.pk)
 
 
+def finished_analysis(scenario, user, kind, spec):
+    analysis = analyses.start(scenario, scenario.head(), kind, spec, 0, user)
+    tasks.plan_analysis.run(analysis.pk)
+    for part in analysis.parts.all():
+        tasks.run_analysis_part.run(part.pk)
+    analysis.refresh_from_db()
+    if analysis.verifying_run_id:
+        tasks.execute_run(analysis.verifying_run_id)
+    assert analysis.status == "succeeded", analysis.error
+    return analysis
+
+
 @pytest.fixture
 def every_page(settings):
     settings.RUN_DETAIL = True  # every pod's explanation kept: no page waits for a worker
@@ -52,6 +64,8 @@ def every_page(settings):
                                         "maxSkew": [1, 2, 3], "minDomains": ["none", "3", "5"]}, owner)
     for cell in list(sweep.runs.all()) + list(grid.runs.all()):
         tasks.execute_run(cell.pk)
+    answers = {kind: finished_analysis(md, owner, kind, spec) for kind, spec in (
+        ("capacity", {"extraZones": ["eu-west-1d", "eu-west-1e"]}), ("zones", {}), ("tuning", {}))}
     services.save_revision(md, manifests=edits.apply_edit(md.head().manifests, {"op": "cordon", "node": "node-a"}),
                            author=owner, message="cordon node-a")
     _, token = ShareLink.create(pre, owner)
@@ -65,6 +79,7 @@ def every_page(settings):
         "draft": f"/scenarios/{md.pk}/draft/", "activity": f"/scenarios/{md.pk}/activity/",
         "fork": f"/scenarios/{md.pk}/fork/", "sweeps": f"/scenarios/{md.pk}/sweeps/",
         "sweep": f"/sweeps/{sweep.pk}/", "sweep-grid": f"/sweeps/{grid.pk}/",
+        "answers": f"/scenarios/{md.pk}/answers/", **{f"answer-{k}": f"/answers/{a.pk}/" for k, a in answers.items()},
         "compare": f"/scenarios/{md.pk}/compare/?a={md_run.pk}&b={draft_run.pk}",
         "run": f"/runs/{md_run.pk}/", "run-topology": f"/runs/{md_run.pk}/topology/",
         "run-topology-step": f"/runs/{md_run.pk}/topology/?step=3", "run-nodes": f"/runs/{md_run.pk}/nodes/",

@@ -172,3 +172,31 @@ def test_each_example_says_what_it_shows_and_what_to_try_first(page, live_server
         assert "Loaded from" not in description
         assert re.search(r"[Tt]ry", description), (name, description)
     assert page.locator("#seed-help").inner_text().startswith("Breaks ties between equally scored nodes")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_answers_are_started_on_the_page_and_read_when_the_workers_are_done(
+        page, live_server, celery_worker_proc, artifacts, width):
+    _, scenario = set_up(page, live_server, width, "min-domains")
+    page.goto(f"{live_server.url}/scenarios/{scenario.pk}/")
+    page.get_by_role("link", name="Answers").click()
+    capacity = page.locator("#start-capacity")
+    capacity.get_by_label("Also in new zones").fill("eu-west-1d, eu-west-1e")
+    capacity.get_by_role("button", name="Find the nodes to add").click()
+    page.wait_for_url(re.compile(r".*/answers/\d+/$"))
+    answer = page.locator("#analysis-answer")
+    answer.wait_for(timeout=120_000)
+    assert answer.inner_text() == "Add 1 × m5.xlarge in eu-west-1d, 1 × m5.xlarge in eu-west-1e."
+    assert re.fullmatch(r"\d+ of \1 parts done".replace(r"\1", r"\d+"), page.locator("#analysis-progress").inner_text())
+    page.locator("#verifying-run strong", has_text="0 pods pending").wait_for(timeout=60_000)
+    assert no_sideways_scroll(page)
+    page.screenshot(path=str(artifacts / f"flow-answer-capacity-{width}.png"), full_page=True)
+
+    page.get_by_role("link", name="answers").click()
+    page.locator("#start-zones").get_by_role("button", name="Lose each zone in turn").click()
+    page.locator("#failure-table").wait_for(timeout=120_000)
+    rows = page.locator("#failure-table tbody tr")
+    assert rows.count() == 3  # eu-west-1a, 1b, 1c
+    assert all("survives" in rows.nth(i).inner_text() for i in range(3))
+    page.get_by_role("link", name="answers").click()
+    assert page.locator("#analysis-list tbody tr").count() == 2

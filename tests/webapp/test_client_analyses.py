@@ -41,7 +41,7 @@ def test_it_finds_the_nodes_to_add_and_the_zone_that_breaks(live_server, celery_
     body = json.loads(p.stdout)
     assert body["answer"]["survivesAll"] is False
     shown = whatif("analysis", body["id"], home=tmp_path)
-    assert "a: does not survive; 0 pending; blocked by PDB: default/web-pdb" in shown.stdout
+    assert "a: does not survive; 0 running pods left pending; blocked by PDB: default/web-pdb" in shown.stdout
 
 
 def test_it_refuses_bad_input_in_one_line(live_server, ci_user, tmp_path):

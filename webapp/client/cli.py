@@ -352,7 +352,7 @@ def analysis_text(a):
         lines.append(answer["sentence"][0].upper() + answer["sentence"][1:] + ".")
     for row in answer.get("rows") or ():
         lines.append(f"  {row['target']}: {'survives' if row['survives'] else 'does not survive'}; "
-                     f"{len(row['pending'])} pending; blocked by PDB: "
+                     f"{len(row['leftPending'])} running pods left pending; blocked by PDB: "
                      f"{', '.join(sorted({k for b in row['blocked'] for k in b['pdbs']})) or 'none'}; "
                      f"spread over maxSkew: {'; '.join(row['spreadViolated']) or 'none'}")
     for r in answer.get("runs") or ():
