@@ -104,3 +104,15 @@ def test_a_bad_spec_fails_the_analysis_naming_the_field(sent):
         analyses.start(scenario, scenario.head(), "weather", {}, 0, user)
     assert e.value.field == "kind"
     assert Analysis.objects.count() == 1
+
+
+def test_the_replicas_that_fit_are_checked_by_a_run_with_that_many_copies(celery_worker_proc):
+    # one 4-core node running a 1-core pod: three more 1-core copies fit, a fourth does not
+    text = node("n-a", "a") + pod("base", cpu="1", node_name="n-a", owner="")
+    user, scenario = setup(text, "replicas")
+    analysis = wait(analyses.start(scenario, scenario.head(), "replicas", {"pod": "default/base"}, 0, user))
+    assert analysis.status == "succeeded", analysis.error
+    assert analysis.answer["sentence"] == "3 more replica(s) of default/base fit"
+    run = analysis.verifying_run
+    copies = [p for p in run.result["pods"] if p["pod"].startswith("default/base-whatif-")]
+    assert len(copies) == 3 and all(p["node"] == "n-a" for p in copies)

@@ -6,6 +6,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from webapp.scenarios import analyses, compare, engine
+from webapp.scenarios.manifests import pods
 from webapp.scenarios.models import Analysis, Membership
 
 from .views import get_scenario
@@ -76,7 +77,11 @@ def analysis_create(request, pk):
 def detail_context(analysis):
     answer = analysis.answer or {}
     run = analysis.verifying_run
-    return {"analysis": analysis, "scenario": analysis.scenario, "answer": answer,
+    copies = None
+    if analysis.kind == Analysis.Kind.REPLICAS and run and run.result:
+        made = [p for p in run.result["pods"] if p["pod"].startswith(answer["pod"] + pods.COPY_SUFFIX)]
+        copies = {"all": len(made), "scheduled": sum(1 for p in made if p.get("node"))}
+    return {"analysis": analysis, "scenario": analysis.scenario, "answer": answer, "copies": copies,
             "progress": analyses.progress(analysis), "parts": analysis.parts.all(),
             "verifying": run, "verifying_counts": compare.counts(run.result) if run and run.result else None,
             "chart": tuning_chart(answer.get("runs") or []) if analysis.kind == Analysis.Kind.TUNING else None}

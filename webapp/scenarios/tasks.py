@@ -11,6 +11,7 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 
 from . import compare, engine, runs
+from .manifests import pods
 from .models import Analysis, AnalysisPart, PodExplanation, Run
 
 log = logging.getLogger(__name__)
@@ -310,6 +311,9 @@ def run_analysis_part(self, part_id):
 
     def combine(analysis, outcomes):
         answer = engine.analysis_answer(analysis.kind, manifests, config, analysis.spec, outcomes)
+        if analysis.kind == Analysis.Kind.REPLICAS:  # checked with that many copies of the pod
+            text = pods.with_copies(manifests, answer["pod"], answer["replicas"]) if answer["replicas"] else None
+            return answer, text
         return answer, engine.analysis_verifying_text(analysis.kind, manifests, config, analysis.spec, answer)
 
     finish_analysis(analysis.pk, combine)

@@ -71,6 +71,31 @@ def dump(obj):
     return documents.dump(obj, allow_unicode=True)
 
 
+COPY_SUFFIX = "-whatif-"
+
+
+def with_copies(text, pod_key, count):
+    """The text with `count` pending copies of the pod `pod_key` ("namespace/name" or "name") appended, named
+    <name>-whatif-1… as the engine names the copies it counts (no node, no owner, no status); None when the pod
+    is not in the text."""
+    namespace, _, name = pod_key.rpartition("/")
+    proto = find_pod(text, namespace or "default", name)
+    if proto is None:
+        return None
+    proto.pop("status", None)
+    meta = proto.setdefault("metadata", {})
+    for key in ("uid", "resourceVersion", "ownerReferences", "generateName", "creationTimestamp"):
+        meta.pop(key, None)
+    spec = proto.setdefault("spec", {})
+    spec.pop("nodeName", None)
+    copies = []
+    for i in range(count):
+        c = copy.deepcopy(proto)
+        c["metadata"]["name"] = f"{name}{COPY_SUFFIX}{i + 1}"
+        copies.append(c)
+    return text.rstrip("\n") + "\n" + "".join("---\n" + dump(c) for c in copies)
+
+
 def leading_comments(text):
     lines = []
     for line in text.splitlines(keepends=True):
