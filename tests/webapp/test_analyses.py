@@ -116,3 +116,17 @@ def test_the_replicas_that_fit_are_checked_by_a_run_with_that_many_copies(celery
     run = analysis.verifying_run
     copies = [p for p in run.result["pods"] if p["pod"].startswith("default/base-whatif-")]
     assert len(copies) == 3 and all(p["node"] == "n-a" for p in copies)
+
+
+def test_the_page_takes_written_templates_and_refuses_bad_json_naming_the_field(client):
+    user, scenario = setup(PDB_BLOCKS, "written")
+    client.force_login(user)
+    with mock.patch("webapp.scenarios.tasks._send"):
+        bad = client.post(f"/scenarios/{scenario.pk}/answers/new/", {"kind": "capacity", "templates": "[{oops"})
+        assert bad.status_code == 400
+        assert "field <code>templates</code>: not JSON" in bad.content.decode()
+        ok = client.post(f"/scenarios/{scenario.pk}/answers/new/", {"kind": "capacity", "templates": (
+            '[{"name": "c6i", "zone": "b", "allocatable": {"cpu": "8", "memory": "16Gi"}}]')})
+    analysis = Analysis.objects.get()
+    assert ok["Location"] == f"/answers/{analysis.pk}/"
+    assert analysis.spec["templates"][0]["name"] == "c6i"

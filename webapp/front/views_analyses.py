@@ -1,5 +1,7 @@
 """Answers: start a capacity, failure or tuning analysis, watch its parts finish on the workers, read the answer."""
 
+import json
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
@@ -27,6 +29,13 @@ def spec_from_post(kind, post):
             spec["priceLabel"] = post["priceLabel"].strip()
         if post.get("maxPerTemplate", "").strip().isdigit():
             spec["maxPerTemplate"] = int(post["maxPerTemplate"])
+        if post.get("templates", "").strip():
+            try:
+                spec["templates"] = json.loads(post["templates"])
+            except json.JSONDecodeError as e:
+                raise analyses.AnalysisInvalid("templates", f"not JSON: {e.msg} at line {e.lineno}") from None
+            if not isinstance(spec["templates"], list):
+                raise analyses.AnalysisInvalid("templates", "a JSON list of templates")
         return spec
     if kind == "replicas":
         spec = {"pod": post.get("pod", "").strip()}
@@ -65,8 +74,9 @@ def analysis_create(request, pk):
     kind = request.POST.get("kind", "")
     seed = request.POST.get("seed", "0").strip() or "0"
     try:
-        analysis = analyses.start(scenario, scenario.head(), kind, spec_from_post(kind, request.POST),
-                                  int(seed) if seed.isdigit() else -1, request.user)
+        spec = spec_from_post(kind, request.POST)
+        analysis = analyses.start(scenario, scenario.head(), kind, spec, int(seed) if seed.isdigit() else -1,
+                                  request.user)
     except analyses.AnalysisInvalid as e:
         return render(request, "front/analysis_list.html",
                       list_context(request, scenario, error={"field": e.field, "message": str(e), "kind": kind}),
