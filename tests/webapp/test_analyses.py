@@ -130,3 +130,24 @@ def test_the_page_takes_written_templates_and_refuses_bad_json_naming_the_field(
     analysis = Analysis.objects.get()
     assert ok["Location"] == f"/answers/{analysis.pk}/"
     assert analysis.spec["templates"][0]["name"] == "c6i"
+
+
+def test_tuning_from_the_page_compares_strategies_with_and_without_weights(client):
+    user, scenario = setup(PDB_BLOCKS, "tuned")
+    client.force_login(user)
+    with mock.patch("webapp.scenarios.tasks._send"):
+        bad = client.post(f"/scenarios/{scenario.pk}/answers/new/", {"kind": "tuning", "weights": "PodTopologySpread"})
+        assert bad.status_code == 400 and "field <code>weights</code>" in bad.content.decode()
+        client.post(f"/scenarios/{scenario.pk}/answers/new/", {
+            "kind": "tuning", "strategy-MostAllocated": "1", "weights": "PodTopologySpread=5", "disabled": "ImageLocality"})
+    from webapp.scenarios import tasks
+
+    analysis = Analysis.objects.get()
+    with mock.patch("webapp.scenarios.tasks._send"):
+        tasks.plan_analysis.run(analysis.pk)
+        for part in analysis.parts.all():
+            tasks.run_analysis_part.run(part.pk)
+    analysis.refresh_from_db()
+    assert [r["candidate"]["name"] for r in analysis.answer["runs"]] == ["MostAllocated", "MostAllocated (tuned)"]
+    page = client.get(f"/answers/{analysis.pk}/").content.decode()
+    assert 'id="tuning-table"' in page and "<svg" in page and "MostAllocated (tuned)" in page

@@ -45,8 +45,19 @@ def spec_from_post(kind, post):
     if kind == "drain":
         return {"nodes": words(post.get("nodes", ""))}
     if kind == "tuning":
-        chosen = [s for s in STRATEGIES if post.get(f"strategy-{s}")]
-        return {"candidates": [{"strategy": s} for s in chosen]} if chosen else {}
+        chosen = [s for s in STRATEGIES if post.get(f"strategy-{s}")] or list(STRATEGIES)
+        weights = {}
+        for item in words(post.get("weights", "")):
+            name, _, value = item.partition("=")
+            if not value.strip().isdigit():
+                raise analyses.AnalysisInvalid("weights", f"{item!r}: write plugin=weight, e.g. PodTopologySpread=5")
+            weights[name.strip()] = int(value)
+        disabled = words(post.get("disabled", ""))
+        candidates = [{"strategy": s} for s in chosen]
+        if weights or disabled:  # each strategy also with the weights and without the disabled plugins
+            candidates += [{"strategy": s, "weights": weights, "disabled": disabled, "name": f"{s} (tuned)"}
+                           for s in chosen]
+        return {"candidates": candidates}
     return {}
 
 

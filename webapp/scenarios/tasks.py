@@ -287,7 +287,10 @@ def run_analysis_part(self, part_id):
     """One part, on whichever worker is free; the last one in has the answer combined."""
     Status = Analysis.Status
 
-    claimed = AnalysisPart.objects.filter(pk=part_id, status=Status.QUEUED,
+    # a redelivered message (its worker died mid-part) takes the part over; any other finds it queued
+    redelivered = bool((self.request.delivery_info or {}).get("redelivered"))
+    takeable = [Status.QUEUED, Status.RUNNING] if redelivered else [Status.QUEUED]
+    claimed = AnalysisPart.objects.filter(pk=part_id, status__in=takeable,
                                           analysis__status=Status.RUNNING).update(status=Status.RUNNING)
     if not claimed:  # cancelled (the analysis or this part), or taken by another delivery
         AnalysisPart.objects.filter(pk=part_id, status=Status.QUEUED).update(status=Status.CANCELLED)
