@@ -30,7 +30,7 @@ class AnalysisApiTests(BaseTestCase):
         self.assertEqual((body["status"], body["progress"]), ("succeeded", {"done": 1, "total": 1}))
         self.assertEqual(body["answer"]["sentence"], "survives losing z1")  # web-1 was pending before: not the loss's doing
         listed = self.api(self.viewer).get(self.url("analyses/")).json()
-        self.assertEqual([a["id"] for a in listed], [analysis.pk])
+        self.assertEqual([a["id"] for a in listed["results"]], [analysis.pk])
 
     def test_cancel_stops_it_once(self, sent):
         r = self.start(self.editor, {"kind": "tuning"})

@@ -56,10 +56,12 @@ class ScenarioAnalysesView(GenericAPIView):
     serializer_class = AnalysisSerializer
     queryset = Analysis.objects.none()
 
+    @extend_schema(responses=AnalysisSerializer(many=True))
     def get(self, request, pk):
         scenario = get_object_or_404(Scenario.objects.visible_to(request.user), pk=pk)
-        return Response(AnalysisSerializer(visible(request).filter(scenario=scenario)[:100], many=True,
-                                           context=self.get_serializer_context()).data)
+        page = self.paginate_queryset(visible(request).filter(scenario=scenario))
+        return self.get_paginated_response(AnalysisSerializer(page, many=True,
+                                                              context=self.get_serializer_context()).data)
 
     @extend_schema(request=AnalysisRequestSerializer, responses={202: AnalysisSerializer})
     def post(self, request, pk):

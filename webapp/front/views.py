@@ -286,7 +286,7 @@ def render_run(request, run, poll_url, page_context):
 @login_required
 def run_detail(request, run_id):
     run = get_object_or_404(Run.objects.select_related("revision", "scenario__team", "created_by")
-                            .defer("revision__manifests", "result"), pk=run_id)
+                            .defer("revision__manifests", "revision__summary", "result"), pk=run_id)
     scenario = get_scenario(request, run.scenario_id)
     run.result = results_cache.result_of(run) if run.status == Run.Status.SUCCEEDED else None
     return render_run(request, run, request.path, {"scenario": scenario,
@@ -346,7 +346,7 @@ def shared_gated_pods(scenario, head):
 @require_safe
 def shared_run(request, token, run_id):
     scenario = shared_scenario_or_404(token)
-    run = get_object_or_404(Run.objects.select_related("revision", "created_by").defer("revision__manifests", "result"),
+    run = get_object_or_404(Run.objects.select_related("revision", "created_by").defer("revision__manifests", "revision__summary", "result"),
                             scenario=scenario, pk=run_id)
     run.result = results_cache.result_of(run) if run.status == Run.Status.SUCCEEDED else None
     return render_run(request, run, request.path, {"scenario": scenario, **share_context(token)})

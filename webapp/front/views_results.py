@@ -22,7 +22,8 @@ NODE_CARDS = 1000  # the Nodes view of a larger cluster shows this many, with a 
 
 def finished_run(request, run_id, token=None):
     """(run, scenario, result) of a run the user (or the share link) may see; 404 for others or without a result."""
-    runs = Run.objects.select_related("revision", "scenario__team", "created_by").defer("result")
+    runs = Run.objects.select_related("revision", "scenario__team", "created_by").defer(
+        "result", "revision__manifests", "revision__summary")  # (tens of MB at production size)
     if token is None:
         run = get_object_or_404(runs, pk=run_id)
         scenario = get_scenario(request, run.scenario_id)
@@ -39,7 +40,7 @@ def finished_run(request, run_id, token=None):
 def metadata(run):
     """Pod labels/owners as the engine recorded them in the run's result; for a result stored before it did,
     from the run's manifests ({} if they no longer parse: the trace still shows)."""
-    found = results.pod_meta(run.result)
+    found = results_cache.derived(run.result, "pod_meta", results.pod_meta)
     if found is not None:
         return found
     try:

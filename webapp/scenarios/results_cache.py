@@ -35,15 +35,39 @@ def result_of(run):
         with _lock:
             _results[key] = result
             while len(_results) > settings.RESULT_CACHE_RUNS:
-                _results.popitem(last=False)
+                _, dropped = _results.popitem(last=False)
+                _drop_derived(dropped)
     return result
+
+
+_derived: dict = {}  # (id of a cached result, name) -> what was worked out from it
+
+
+def derived(result, name, compute):
+    """``compute(result)``, kept while ``result`` is one of the cached results (a page's index of it, such as
+    every pod's labels by key, is then built once, not on every page)."""
+    with _lock:
+        cached = any(r is result for r in _results.values())
+        found = _derived.get((id(result), name)) if cached else None
+    if found is not None or not cached:
+        return found if found is not None else compute(result)
+    value = compute(result)
+    with _lock:
+        if any(r is result for r in _results.values()):
+            _derived[(id(result), name)] = value
+    return value
 
 
 def forget(run_id=None):
     """Drop one run's cached result (or all of them)."""
     with _lock:
         for key in [k for k in _results if run_id is None or k[0] == run_id]:
-            del _results[key]
+            _drop_derived(_results.pop(key))
+
+
+def _drop_derived(result):
+    for key in [k for k in _derived if k[0] == id(result)]:
+        del _derived[key]
 
 
 @receiver(post_save, sender=Run)
