@@ -81,6 +81,9 @@ EDITOR_MAX_BYTES = envint("EDITOR_MAX_BYTES", str(2 * 1024 * 1024))
 # Each web process keeps the results of the last few runs its pages read (a result is read whole by every page
 # of a run, and never changes once stored).
 RESULT_CACHE_RUNS = envint("RESULT_CACHE_RUNS", "4")
+# Manifest texts are stored once and compressed; each process keeps the texts it read last, decompressed,
+# up to this many bytes (a worker running a sweep's cells reads each text once).
+TEXT_CACHE_BYTES = envint("TEXT_CACHE_BYTES", str(256 * 1024 * 1024))
 
 # Login throttling: the login page locks a username (and an address) out after
 # LOGIN_MAX_FAILURES failures within LOGIN_LOCKOUT_SECONDS; the token endpoint has a DRF throttle.

@@ -88,3 +88,12 @@ def fresh_results_cache():
 
     results_cache.forget()
     yield
+
+
+@pytest.fixture(autouse=True)
+def fresh_text_copies():
+    """Each test starts with no decompressed text kept in the process."""
+    from webapp.scenarios import texts
+
+    texts.forget()
+    yield

@@ -5,6 +5,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from .texts import StoredTextField
+
 
 def new_secret():
     """A random token and its SHA-256; only the hash is stored."""
@@ -14,6 +16,17 @@ def new_secret():
 
 def hash_secret(token):
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Text(models.Model):
+    """A manifest text, stored once by the SHA-256 of its content, zlib-compressed (texts.py)."""
+
+    key = models.CharField(max_length=64, primary_key=True)
+    data = models.BinaryField()
+    size = models.PositiveBigIntegerField()  # bytes before compression
+
+    def __str__(self):
+        return f"text {self.key[:12]} ({self.size} bytes)"
 
 
 class Team(models.Model):
@@ -104,7 +117,7 @@ class Revision(models.Model):
 
     scenario = models.ForeignKey(Scenario, models.CASCADE, related_name="revisions")
     number = models.PositiveIntegerField()
-    manifests = models.TextField()
+    manifests = StoredTextField()  # stored once, compressed (texts.py)
     config = models.TextField(blank=True, default="")
     message = models.CharField(max_length=500, blank=True, default="")
     author = models.ForeignKey(settings.AUTH_USER_MODEL, models.SET_NULL, null=True, related_name="+")
@@ -153,7 +166,7 @@ class Run(models.Model):
     kind = models.CharField(max_length=20, choices=Kind.choices, default=Kind.SIMULATE)
     source = models.CharField(max_length=20, choices=Source.choices, default=Source.REVISION)
     # Non-empty for a draft or sweep-variant run: the text simulated instead of the revision's.
-    manifests = models.TextField(blank=True, default="")
+    manifests = StoredTextField(blank=True, default="")  # stored once, compressed (texts.py)
     config = models.TextField(blank=True, default="")
     label = models.CharField(max_length=200, blank=True, default="")  # "draft", "maxSkew=2 ..."
     sweep = models.ForeignKey("Sweep", models.CASCADE, null=True, blank=True, related_name="runs")
@@ -258,7 +271,7 @@ class Draft(models.Model):
     scenario = models.ForeignKey(Scenario, models.CASCADE, related_name="drafts")
     author = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="+")
     base_revision = models.ForeignKey(Revision, models.CASCADE, related_name="+")
-    manifests = models.TextField()
+    manifests = StoredTextField()  # stored once, compressed (texts.py)
     config = models.TextField(blank=True, default="")
     edits = models.JSONField(default=list, blank=True)  # the edits applied to the base, in order (text ones hold it)
     undone = models.JSONField(default=list, blank=True)  # edits undone, the latest last (redo takes it back)

@@ -1,0 +1,94 @@
+"""Manifest texts stored once: by the SHA-256 of their content, zlib-compressed (models.Text).
+
+A production cluster's manifests are hundreds of MB; every revision, draft, draft run and sweep cell used to
+keep a copy. A StoredTextField column holds the key of its text instead, so rows that share a text share its
+bytes, and the bytes are compressed (kubectl's YAML shrinks about tenfold). Reading a row returns the text, as
+a TextField did: the rest of the code does not know. The texts last read are kept decompressed in this
+process (TEXT_CACHE_BYTES), so a worker running many cells of one sweep reads each text once.
+"""
+
+import hashlib
+import threading
+import zlib
+from collections import OrderedDict
+
+from django.conf import settings
+from django.db import models
+
+LEVEL = 6  # zlib's default: a 50 MB dump in about a second, about a tenth of its size
+
+_texts: OrderedDict = OrderedDict()  # key -> text, the latest last
+_held = 0
+_lock = threading.Lock()
+
+
+def key_of(text):
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def put(text):
+    """Store `text` (once) and return its key; "" for the empty text, which is not stored."""
+    if not text:
+        return ""
+    key = key_of(text)
+    from .models import Text
+
+    # (asked of the database, not of this process's copies: a transaction that stored it may have rolled back)
+    if not Text.objects.filter(key=key).exists():
+        raw = text.encode("utf-8")
+        Text.objects.bulk_create([Text(key=key, data=zlib.compress(raw, LEVEL), size=len(raw))],
+                                 ignore_conflicts=True)
+    _keep(key, text)
+    return key
+
+
+def get(key):
+    """The text stored under `key` ("" for the empty key)."""
+    if not key:
+        return ""
+    with _lock:
+        found = _texts.get(key)
+        if found is not None:
+            _texts.move_to_end(key)
+            return found
+    from .models import Text
+
+    data = Text.objects.filter(key=key).values_list("data", flat=True).first()
+    if data is None:
+        raise LookupError(f"no stored text {key}")
+    text = zlib.decompress(bytes(data)).decode("utf-8")
+    _keep(key, text)
+    return text
+
+
+def _keep(key, text):
+    global _held
+    limit = settings.TEXT_CACHE_BYTES
+    if len(text) > limit:
+        return
+    with _lock:
+        if key not in _texts:
+            _texts[key] = text
+            _held += len(text)
+        while _held > limit and _texts:
+            _, dropped = _texts.popitem(last=False)
+            _held -= len(dropped)
+
+
+def forget():
+    """Drop the texts kept in this process (tests)."""
+    global _held
+    with _lock:
+        _texts.clear()
+        _held = 0
+
+
+class StoredTextField(models.TextField):
+    """A text stored once in models.Text; its column holds the text's key."""
+
+    def from_db_value(self, value, expression, connection):
+        return get(value) if value else value
+
+    def get_prep_value(self, value):
+        value = super().get_prep_value(value)
+        return put(value) if value else value
