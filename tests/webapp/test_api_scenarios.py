@@ -1,6 +1,6 @@
 from webapp.scenarios.models import Revision, Scenario
 
-from .base import BAD_SKEW, SMALL, BaseTestCase
+from .base import BAD_SKEW, SMALL, TWO_PODS, BaseTestCase
 from .dumps import LOAD_SUMMARY, PODS_ONLY, TYPED_LISTS
 
 
@@ -168,3 +168,23 @@ class ScenarioDetailTestCase(BaseTestCase):
         self.assertTrue(r["Content-Type"].startswith("application/yaml"))
         self.assertIn('filename="small-cluster-r1.yaml"', r["Content-Disposition"])
         self.assertEqual(r.content.decode(), SMALL)
+
+
+class ScenarioLimitTests(BaseTestCase):
+    """The API refuses a cluster over the configured node or pod limits, as the pages do, naming the limit."""
+
+    def test_create_and_save_over_the_limits_are_400_naming_the_limit_and_store_nothing(self):
+        from django.test import override_settings
+
+        with override_settings(SCENARIO_MAX_PODS=1):
+            r = self.api(self.editor).post("/api/scenarios/", {"team": self.team.name, "name": "big",
+                                                               "manifests": TWO_PODS}, format="json")
+            self.assertEqual(r.status_code, 400)
+            self.assertIn("the scenario has 2 pods; the limit is 1 (SCENARIO_MAX_PODS)", r.json()["manifests"][0])
+            self.assertFalse(Scenario.objects.filter(name="big").exists())
+        with override_settings(SCENARIO_MAX_NODES=0):
+            r = self.api(self.editor).post(self.url("revisions/"), {"manifests": TWO_PODS, "revision": 1},
+                                           format="json")
+            self.assertEqual(r.status_code, 400)
+            self.assertIn("the limit is 0 (SCENARIO_MAX_NODES)", r.json()["manifests"][0])
+        self.assertEqual(Revision.objects.filter(scenario=self.scenario).count(), 1)

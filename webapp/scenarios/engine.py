@@ -268,10 +268,13 @@ def check_size(scenario, filename=SCENARIO_FILE):
 
 def load_summary(manifests, config=""):
     """What the engine made of a text (its own copy): {file, read: {kind: n}, ignored: [{kind,
-    reason, count, examples}], added: [{owner, pods}], warnings}; raises ScenarioInvalid."""
+    reason, count, examples}], added: [{owner, pods}], warnings}; raises ScenarioInvalid, also for a scenario
+    over SCENARIO_MAX_NODES / SCENARIO_MAX_PODS (every save of a text asks for its summary: pages, API, drafts)."""
     import copy
 
-    return copy.deepcopy(dict(load(manifests, config).summary))
+    scenario = load(manifests, config)
+    check_size(scenario)
+    return copy.deepcopy(dict(scenario.summary))
 
 
 def decode(data, filename=SCENARIO_FILE):
