@@ -12,6 +12,7 @@ import threading
 import zlib
 from collections import OrderedDict
 
+from django.apps import apps
 from django.conf import settings
 from django.db import models
 
@@ -20,6 +21,11 @@ LEVEL = 6  # zlib's default: a 50 MB dump in about a second, about a tenth of it
 _texts: OrderedDict = OrderedDict()  # key -> text, the latest last
 _held = 0
 _lock = threading.Lock()
+
+
+def _text_model():
+    # looked up in the app registry: models.py imports this module for its field
+    return apps.get_model("scenarios", "Text")
 
 
 def key_of(text):
@@ -31,8 +37,7 @@ def put(text):
     if not text:
         return ""
     key = key_of(text)
-    from .models import Text
-
+    Text = _text_model()
     # (asked of the database, not of this process's copies: a transaction that stored it may have rolled back)
     if not Text.objects.filter(key=key).exists():
         raw = text.encode("utf-8")
@@ -51,8 +56,7 @@ def get(key):
         if found is not None:
             _texts.move_to_end(key)
             return found
-    from .models import Text
-
+    Text = _text_model()
     data = Text.objects.filter(key=key).values_list("data", flat=True).first()
     if data is None:
         raise LookupError(f"no stored text {key}")
