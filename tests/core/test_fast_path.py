@@ -18,6 +18,7 @@ from scheduler_core.api import simulate
 from scheduler_core.framework.types import NodeInfo
 from scheduler_core.plugins.podtopologyspread.domain_cache import DomainCountCache
 from scheduler_core.scenario import load_scenario
+from tests.bench.generate import generate, to_yaml
 from tests.core.wrappers import make_node, make_pod
 
 ZONES = ["z1", "z2", "z3", "z4"]
@@ -81,12 +82,53 @@ def _pod(rng: random.Random, i: int, node: str = "") -> dict:
     if rng.random() < 0.15:
         spec.setdefault("tolerations", []).append(
             {"key": "soft", "operator": "Exists", "effect": "PreferNoSchedule"})
+    if rng.random() < 0.3:
+        spec.setdefault("affinity", {}).update(_pod_affinity(rng))
     if not node and rng.random() < 0.03:
         spec["schedulingGates"] = [{"name": "wait"}]
     if node:
         spec["nodeName"] = node
     return {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": f"p{i}", "namespace": ns, "labels": labels}, "spec": spec}
+
+
+def _pod_term(rng: random.Random) -> dict:
+    term: dict = {"labelSelector": {"matchLabels": {"app": rng.choice(APPS)}},
+                  "topologyKey": rng.choice(["topology.kubernetes.io/zone",
+                                             "kubernetes.io/hostname"])}
+    if rng.random() < 0.2:
+        term["labelSelector"]["matchExpressions"] = [
+            {"key": "tier", "operator": "In", "values": [rng.choice(["a", "b"])]}]
+    namespaces = rng.random()
+    if namespaces < 0.15:
+        term["namespaceSelector"] = {}  # every namespace
+    elif namespaces < 0.3:
+        term["namespaceSelector"] = {"matchLabels": {"env": "prod"}}
+    elif namespaces < 0.4:
+        term["namespaces"] = ["default", "team"]
+    return term
+
+
+def _pod_affinity(rng: random.Random) -> dict:
+    """Required and preferred pod affinity and anti-affinity, over zones and hosts."""
+    out: dict = {}
+    for kind in ("podAffinity", "podAntiAffinity"):
+        terms: dict = {}
+        if rng.random() < 0.4:
+            terms["requiredDuringSchedulingIgnoredDuringExecution"] = [_pod_term(rng)]
+        if rng.random() < 0.6:
+            terms["preferredDuringSchedulingIgnoredDuringExecution"] = [
+                {"weight": rng.randint(1, 100), "podAffinityTerm": _pod_term(rng)}
+                for _ in range(rng.randint(1, 2))]
+        if terms:
+            out[kind] = terms
+    return out
+
+
+def _namespaces() -> list[dict]:
+    return [{"apiVersion": "v1", "kind": "Namespace",
+             "metadata": {"name": name, "labels": labels}}
+            for name, labels in (("default", {"env": "prod"}), ("team", {"env": "dev"}))]
 
 
 def _priority_classes() -> list[dict]:
@@ -96,10 +138,10 @@ def _priority_classes() -> list[dict]:
 
 
 def generated_scenario(seed: int, nodes: int, bound: int, pending: int) -> str:
-    """A seeded cluster as YAML: zones, taints, spread constraints, affinity, priorities,
-    bound low-priority pods (preemption victims) and gated pods."""
+    """A seeded cluster as YAML: zones, taints, spread constraints, node and pod affinity,
+    priorities, bound low-priority pods (preemption victims) and gated pods."""
     rng = random.Random(seed)
-    objs = _priority_classes() + [_node(rng, i) for i in range(nodes)]
+    objs = _namespaces() + _priority_classes() + [_node(rng, i) for i in range(nodes)]
     objs += [_pod(rng, i, f"n{rng.randrange(nodes)}") for i in range(bound)]
     objs += [_pod(rng, bound + i) for i in range(pending)]
     return yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objs})
@@ -145,6 +187,22 @@ def test_fast_and_reference_paths_agree_without_detail(seed) -> None:
 def test_fast_and_reference_paths_agree_on_any_seed(seed, nodes, bound, pending) -> None:
     fast, ref = _both(generated_scenario(seed, nodes, bound, pending), seed, detail=True)
     assert fast == ref
+
+
+@pytest.mark.parametrize("size, seed", [
+    pytest.param("dense-120x400", 0, id="3,000 bound pods, pod affinity, preemption"),
+    pytest.param("dense-60x300", 1, id="a tight one: anti-affinity failures and evictions"),
+])
+def test_fast_and_reference_paths_agree_at_production_density(size, seed) -> None:
+    """The bench's dense preset: ~27 bound pods per node, required and preferred pod
+    (anti-)affinity, pods that fit only by preempting."""
+    cluster = generate(size, seed)
+    fast, ref = _both(to_yaml(cluster.objects), seed, detail=True)
+    assert fast == ref
+    result = json.loads(fast)
+    assert cluster.bound > 1500
+    assert result["evicted"]
+    assert any("anti-affinity" in (p.get("message") or "") for p in result["pods"])
 
 
 def _recount(nodes: list[NodeInfo]) -> list[dict[str, int]]:

@@ -20,6 +20,7 @@ from ...k8s import labels as klabels
 from ...k8s.types import Pod
 from ..names import INTER_POD_AFFINITY
 from . import filtering, scoring
+from .counts import PodCounts
 from .filtering import NO_NAMESPACE_LABELS, PRE_FILTER_STATE_KEY, PreFilterState
 from .scoring import PRE_SCORE_STATE_KEY, PreScoreState
 
@@ -65,6 +66,8 @@ class InterPodAffinity(Plugin):
             raise ValueError(f"hardPodAffinityWeight: Invalid value: {w}: not in valid range "
                              f"[{MIN_HARD_POD_AFFINITY_WEIGHT}-{MAX_HARD_POD_AFFINITY_WEIGHT}]")
         self.handle = handle
+        # fast path: pod counts per topology pair kept across cycles (None: recount each cycle)
+        self.counts = PodCounts() if getattr(handle, "fast", False) else None
 
     # --- helpers ---------------------------------------------------------------------
 
@@ -97,12 +100,20 @@ class InterPodAffinity(Plugin):
             required_anti_affinity_terms=self._merged(pi.required_anti_affinity_terms))
         s = PreFilterState(pi, namespace_labels_snapshot(pod.namespace, self._namespaces()))
         snapshot = self.handle.snapshot_shared_lister()
-        s.existing_anti_affinity_counts = filtering.get_existing_anti_affinity_counts(
-            pod, s.namespace_labels, snapshot.have_pods_with_required_anti_affinity_list())
+        if self.counts is not None:
+            self.counts.refresh(snapshot.list())
+            s.existing_anti_affinity_counts = self.counts.existing_anti_affinity_counts(
+                pod, s.namespace_labels)
+        else:
+            s.existing_anti_affinity_counts = filtering.get_existing_anti_affinity_counts(
+                pod, s.namespace_labels, snapshot.have_pods_with_required_anti_affinity_list())
         if not filtering.needs_filtering(s):
             return None, Status(Code.Skip)
-        s.affinity_counts, s.anti_affinity_counts = \
-            filtering.get_incoming_affinity_anti_affinity_counts(pi, nodes)
+        if self.counts is not None and len(nodes) == len(snapshot.list()):  # (all of them)
+            s.affinity_counts, s.anti_affinity_counts = self.counts.incoming_counts(pi)
+        else:
+            s.affinity_counts, s.anti_affinity_counts = \
+                filtering.get_incoming_affinity_anti_affinity_counts(pi, nodes)
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, SUCCESS
 
@@ -153,8 +164,14 @@ class InterPodAffinity(Plugin):
             pi, preferred_affinity_terms=self._merged_weighted(pi.preferred_affinity_terms),
             preferred_anti_affinity_terms=self._merged_weighted(pi.preferred_anti_affinity_terms))
         s = PreScoreState(pi, namespace_labels_snapshot(pod.namespace, self._namespaces()))
-        if not scoring.build_topology_score(s, all_nodes, has_constraints,
-                                            self.args.hard_pod_affinity_weight):
+        if self.counts is not None:
+            self.counts.refresh(snapshot.list())
+            contributed = self.counts.topology_score(s, has_constraints,
+                                                     self.args.hard_pod_affinity_weight)
+        else:
+            contributed = scoring.build_topology_score(s, all_nodes, has_constraints,
+                                                       self.args.hard_pod_affinity_weight)
+        if not contributed:
             return Status(Code.Skip)
         state.write(PRE_SCORE_STATE_KEY, s)
         return SUCCESS

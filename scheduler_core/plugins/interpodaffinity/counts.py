@@ -1,0 +1,219 @@
+"""Pod counts per topology pair kept across cycles (the fast path of InterPodAffinity).
+
+Upstream PreFilter (``getExistingAntiAffinityCounts``,
+``getIncomingAffinityAntiAffinityCounts``) and PreScore (``processExistingPod`` over every
+node) visit every existing pod in every cycle: at 30 pods per node that is the cost of a
+cycle. Whether an existing pod counts only depends on
+
+- its namespace and labels, when the incoming pod's terms are matched against it (pods of
+  one workload share them: a *class*);
+- its own affinity terms, when they are matched against the incoming pod (pods of one
+  workload share them too: a *group*).
+
+So this keeps, for every class and group, how many of its pods sit on each node, and per
+(class or group, topology key) how many in each topology value, updated from the nodes
+whose NodeInfo changed since the last call (``NodeInfo.generation``, as PodTopologySpread's
+``domain_cache``). A cycle then matches each term once per class or group instead of once
+per pod. The sums are the reference recount's exactly (integers; only the order of dict
+entries differs, which nothing reads); ``tests/core/test_fast_path.py`` compares both paths.
+"""
+from __future__ import annotations
+
+from typing import Hashable, Mapping, Sequence
+
+from ...framework.types import NodeInfo, PodInfo
+from ...k8s.types import Pod
+from .filtering import NO_NAMESPACE_LABELS, TopologyCounts, pod_matches_all_affinity_terms
+from .scoring import PreScoreState, ScoreMap
+
+
+def _class_key(pod: Pod) -> Hashable:
+    return ("class", pod.namespace, frozenset(pod.labels.items()))
+
+
+def _group_key(pi: PodInfo) -> Hashable | None:
+    if not (pi.required_affinity_terms or pi.required_anti_affinity_terms
+            or pi.preferred_affinity_terms or pi.preferred_anti_affinity_terms):
+        return None
+    return ("group", pi.required_affinity_terms, pi.required_anti_affinity_terms,
+            pi.preferred_affinity_terms, pi.preferred_anti_affinity_terms)
+
+
+class PodCounts:
+    """Per node and per topology value, the existing pods of each class and group."""
+
+    def __init__(self) -> None:
+        # node name -> (NodeInfo, its generation, its labels, {key: pods on it})
+        self._nodes: dict[str, tuple[NodeInfo, int, Mapping[str, str], dict]] = {}
+        self._classes: dict[Hashable, Pod] = {}  # class key -> a pod of it
+        self._groups: dict[Hashable, PodInfo] = {}  # group key -> a pod of it (its terms)
+        self._on_nodes: dict[Hashable, dict[str, int]] = {}  # key -> node name -> pods
+        self._totals: dict[tuple[Hashable, str], dict[str, int]] = {}  # (key, tk) -> value -> pods
+        self._keys_of: dict[Hashable, list[str]] = {}  # key -> topology keys with totals
+
+    # --- keeping up with the nodes ------------------------------------------------------
+
+    def refresh(self, all_nodes: Sequence[NodeInfo]) -> None:
+        """Bring the counts to all_nodes' pods: only the nodes whose NodeInfo changed are
+        recounted; another set of nodes is counted afresh."""
+        nodes = self._nodes
+        if len(nodes) != len(all_nodes):
+            self._rebuild(all_nodes)
+            return
+        for ni in all_nodes:
+            rec = nodes.get(ni.name)
+            if rec is None:  # (names are unique: with as many nodes, another set)
+                self._rebuild(all_nodes)
+                return
+            if rec[0] is ni and rec[1] == ni.generation:
+                continue
+            labels = ni.node.labels if ni.node else {}
+            new = self._contribution(ni)
+            old_labels, old = rec[2], rec[3]
+            if old_labels is labels or old_labels == labels:
+                for key in old.keys() | new.keys():
+                    d = new.get(key, 0) - old.get(key, 0)
+                    if d:
+                        self._apply(key, ni.name, labels, d)
+            else:
+                for key, n in old.items():
+                    self._apply(key, ni.name, old_labels, -n)
+                for key, n in new.items():
+                    self._apply(key, ni.name, labels, n)
+            nodes[ni.name] = (ni, ni.generation, labels, new)
+
+    def _rebuild(self, all_nodes: Sequence[NodeInfo]) -> None:
+        self.__init__()
+        for ni in all_nodes:
+            labels = ni.node.labels if ni.node else {}
+            new = self._contribution(ni)
+            for key, n in new.items():
+                self._apply(key, ni.name, labels, n)
+            self._nodes[ni.name] = (ni, ni.generation, labels, new)
+
+    def _contribution(self, ni: NodeInfo) -> dict:
+        out: dict = {}
+        for pi in ni.pods:
+            key = _class_key(pi.pod)
+            if key not in self._classes:
+                self._classes[key] = pi.pod
+            out[key] = out.get(key, 0) + 1
+        for pi in ni.pods_with_affinity:
+            key = _group_key(pi)
+            if key is None:
+                continue
+            if key not in self._groups:
+                self._groups[key] = pi
+            out[key] = out.get(key, 0) + 1
+        return out
+
+    def _apply(self, key: Hashable, name: str, labels: Mapping[str, str], d: int) -> None:
+        per_node = self._on_nodes.setdefault(key, {})
+        n = per_node.get(name, 0) + d
+        if n:
+            per_node[name] = n
+        else:
+            del per_node[name]
+        for tk in self._keys_of.get(key, ()):
+            tv = labels.get(tk)
+            if tv is None:
+                continue
+            totals = self._totals[(key, tk)]
+            m = totals.get(tv, 0) + d
+            if m:
+                totals[tv] = m
+            else:
+                del totals[tv]
+
+    def _by_value(self, key: Hashable, tk: str) -> dict[str, int]:
+        """Pods of key per value of topology key tk (over nodes that have tk)."""
+        found = self._totals.get((key, tk))
+        if found is None:
+            found = {}
+            nodes = self._nodes
+            for name, n in self._on_nodes.get(key, {}).items():
+                tv = nodes[name][2].get(tk)
+                if tv is not None:
+                    found[tv] = found.get(tv, 0) + n
+            self._totals[(key, tk)] = found
+            self._keys_of.setdefault(key, []).append(tk)
+        return found
+
+    def _present(self, keys: dict) -> list:
+        return [(key, rep) for key, rep in keys.items() if self._on_nodes.get(key)]
+
+    # --- what PreFilter and PreScore read -----------------------------------------------
+
+    def existing_anti_affinity_counts(self, pod: Pod, ns_labels: Mapping[str, str]
+                                      ) -> TopologyCounts:
+        """getExistingAntiAffinityCounts: existing pods' required anti-affinity terms that
+        match pod, counted on the pairs of the existing pods' nodes."""
+        out: TopologyCounts = {}
+        for key, rep in self._present(self._groups):
+            for t in rep.required_anti_affinity_terms:
+                if t.matches(pod, ns_labels):
+                    _add(out, t.topology_key, self._by_value(key, t.topology_key), 1)
+        return out
+
+    def incoming_counts(self, pod_info: PodInfo) -> tuple[TopologyCounts, TopologyCounts]:
+        """getIncomingAffinityAntiAffinityCounts: existing pods matching all of the pod's
+        required affinity terms (on each term's pair), and each anti-affinity term."""
+        affinity: TopologyCounts = {}
+        anti_affinity: TopologyCounts = {}
+        aff_terms = pod_info.required_affinity_terms
+        anti_terms = pod_info.required_anti_affinity_terms
+        if not aff_terms and not anti_terms:
+            return affinity, anti_affinity
+        for key, rep in self._present(self._classes):
+            if pod_matches_all_affinity_terms(aff_terms, rep):
+                for t in aff_terms:
+                    _add(affinity, t.topology_key, self._by_value(key, t.topology_key), 1)
+            for t in anti_terms:
+                if t.matches(rep, NO_NAMESPACE_LABELS):
+                    _add(anti_affinity, t.topology_key, self._by_value(key, t.topology_key), 1)
+        return affinity, anti_affinity
+
+    def topology_score(self, s: PreScoreState, all_pods: bool,
+                       hard_pod_affinity_weight: int) -> bool:
+        """PreScore's sums into s.topology_score; False when nothing contributed."""
+        m: ScoreMap = s.topology_score
+        incoming = s.pod_info.pod
+        if all_pods:  # the incoming pod's preferred terms against every existing pod
+            classes = self._present(self._classes)
+            for terms, sign in ((s.pod_info.preferred_affinity_terms, 1),
+                                (s.pod_info.preferred_anti_affinity_terms, -1)):
+                for wt in terms:
+                    t = wt.term
+                    for key, rep in classes:
+                        if t.matches(rep, NO_NAMESPACE_LABELS):
+                            _score(m, t.topology_key, self._by_value(key, t.topology_key),
+                                   wt.weight * sign)
+        ns_labels = s.namespace_labels
+        for key, rep in self._present(self._groups):  # existing pods' terms against it
+            if hard_pod_affinity_weight > 0:
+                for t in rep.required_affinity_terms:
+                    if t.matches(incoming, ns_labels):
+                        _score(m, t.topology_key, self._by_value(key, t.topology_key),
+                               hard_pod_affinity_weight)
+            for terms, sign in ((rep.preferred_affinity_terms, 1),
+                                (rep.preferred_anti_affinity_terms, -1)):
+                for wt in terms:
+                    t = wt.term
+                    if t.matches(incoming, ns_labels):
+                        _score(m, t.topology_key, self._by_value(key, t.topology_key),
+                               wt.weight * sign)
+        return bool(m)
+
+
+def _add(into: TopologyCounts, tk: str, by_value: Mapping[str, int], times: int) -> None:
+    for tv, n in by_value.items():
+        pair = (tk, tv)
+        into[pair] = into.get(pair, 0) + n * times
+
+
+def _score(m: ScoreMap, tk: str, by_value: Mapping[str, int], weight: int) -> None:
+    if not by_value:
+        return
+    values = m.setdefault(tk, {})
+    for tv, n in by_value.items():
+        values[tv] = values.get(tv, 0) + weight * n
