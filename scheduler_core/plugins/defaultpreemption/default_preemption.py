@@ -34,6 +34,12 @@ if TYPE_CHECKING:  # pragma: no cover
 ERR_REASON_PREEMPTION_POLICY_NEVER = "not eligible due to preemptionPolicy=Never."
 ERR_REASON_TERMINATING_ON_NOMINATED = "not eligible due to a terminating pod on the nominated node."
 ERR_REASON_NO_VICTIMS = "No preemption victims found for incoming pod"
+_NO_VICTIMS = new_status(Code.UnschedulableAndUnresolvable, ERR_REASON_NO_VICTIMS)
+_LOWEST_KEPT = 100_000  # NodeInfos whose lowest priority is kept (a cluster's nodes, mostly)
+
+
+def _lowest_priority(node_info: NodeInfo) -> int | None:
+    return min((pi.pod.priority for pi in node_info.pods), default=None)
 # k8s.io/api/core/v1 PodReasonPreemptionByScheduler
 POD_REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 PREEMPTION_PREFIX = "preemption: "
@@ -55,6 +61,8 @@ class DefaultPreemption(Plugin):
         self.args = args or DefaultPreemptionArgs()
         self.handle = handle
         self.evaluator = Evaluator(self.NAME, handle, self)
+        # id(NodeInfo) -> (NodeInfo, its generation, its pods' lowest priority or None)
+        self._lowest: dict[int, tuple[NodeInfo, int, int | None]] = {}
 
     def post_filter(self, state: "CycleState", pod: Pod, diagnosis: Diagnosis
                     ) -> tuple[PostFilterResult | None, Status]:
@@ -107,11 +115,20 @@ class DefaultPreemption(Plugin):
 
     def no_victims_status(self, pod: Pod, node_info: NodeInfo) -> Status | None:
         """SelectVictimsOnNode's status for a node without a pod of lower priority than
-        pod (None when it has one): the dry run then clones neither node nor state."""
-        for pi in node_info.pods:
-            if pi.pod.priority < pod.priority:
-                return None
-        return new_status(Code.UnschedulableAndUnresolvable, ERR_REASON_NO_VICTIMS)
+        pod (None when it has one): the dry run then clones neither node nor state. The
+        lowest priority on each snapshot node is kept until its pods change
+        (``NodeInfo.generation``): a dry run asks it of every node, every cycle."""
+        rec = self._lowest.get(id(node_info))
+        if rec is not None and rec[0] is node_info and rec[1] == node_info.generation:
+            lowest = rec[2]
+        else:
+            lowest = _lowest_priority(node_info)
+            if len(self._lowest) > _LOWEST_KEPT:
+                self._lowest.clear()
+            self._lowest[id(node_info)] = (node_info, node_info.generation, lowest)
+        if lowest is not None and lowest < pod.priority:
+            return None
+        return _NO_VICTIMS
 
     def select_victims_on_node(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
                                pdbs: Sequence[PDB]) -> tuple[list[Pod], int, Status, dict]:
@@ -119,7 +136,7 @@ class DefaultPreemption(Plugin):
         status, victim key -> violated PDB keys)."""
         potential = [pi for pi in node_info.pods if pi.pod.priority < pod.priority]
         if not potential:
-            return [], 0, self.no_victims_status(pod, node_info), {}
+            return [], 0, _NO_VICTIMS, {}
         try:
             for pi in potential:
                 self._remove_pod(state, pod, pi, node_info)

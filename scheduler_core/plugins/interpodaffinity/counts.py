@@ -19,6 +19,7 @@ entries differs, which nothing reads); ``tests/core/test_fast_path.py`` compares
 """
 from __future__ import annotations
 
+import operator
 from typing import Hashable, Mapping, Sequence
 
 from ...framework.types import NodeInfo, PodInfo
@@ -50,17 +51,29 @@ class PodCounts:
         self._on_nodes: dict[Hashable, dict[str, int]] = {}  # key -> node name -> pods
         self._totals: dict[tuple[Hashable, str], dict[str, int]] = {}  # (key, tk) -> value -> pods
         self._keys_of: dict[Hashable, list[str]] = {}  # key -> topology keys with totals
+        self._seen: list[NodeInfo] = []  # the last call's nodes, and their generations
+        self._seen_generations: list[int] = []
 
     # --- keeping up with the nodes ------------------------------------------------------
 
     def refresh(self, all_nodes: Sequence[NodeInfo]) -> None:
         """Bring the counts to all_nodes' pods: only the nodes whose NodeInfo changed are
         recounted; another set of nodes is counted afresh."""
+        generations = [ni.generation for ni in all_nodes]
+        seen = self._seen_generations
+        if len(all_nodes) == len(self._seen) and all(map(operator.is_, all_nodes, self._seen)):
+            if generations == seen:
+                return  # (the same NodeInfos, unchanged: the usual second call of a cycle)
+            changed = [all_nodes[i] for i, (g, was) in enumerate(zip(generations, seen))
+                       if g != was]
+        else:
+            changed = all_nodes
+        self._seen, self._seen_generations = list(all_nodes), generations
         nodes = self._nodes
         if len(nodes) != len(all_nodes):
             self._rebuild(all_nodes)
             return
-        for ni in all_nodes:
+        for ni in changed:
             rec = nodes.get(ni.name)
             if rec is None:  # (names are unique: with as many nodes, another set)
                 self._rebuild(all_nodes)
@@ -83,7 +96,9 @@ class PodCounts:
             nodes[ni.name] = (ni, ni.generation, labels, new)
 
     def _rebuild(self, all_nodes: Sequence[NodeInfo]) -> None:
+        seen = self._seen, self._seen_generations
         self.__init__()
+        self._seen, self._seen_generations = seen
         for ni in all_nodes:
             labels = ni.node.labels if ni.node else {}
             new = self._contribution(ni)
