@@ -52,16 +52,17 @@ def text_key(manifests, config=""):
     return hashlib.sha256(f"{len(manifests)}:{manifests}{config or ''}".encode()).digest()
 
 
-def load(manifests, config="", keep=True):
+def load(manifests, config="", keep=True, parsed=None):
     """Parse and check a scenario with the engine (once per text and process, and once per
     text on this machine while the disk cache keeps it); raises ScenarioInvalid. ``keep``
-    False: a text being typed, not worth a file in the disk cache."""
+    False: a text being typed, not worth a file in the disk cache. ``parsed``: the text's
+    documents, when the caller wrote the text from them (a quick edit), so it is not read again."""
     key = text_key(manifests, config)
     if len(manifests) + len(config or "") > LOADED_MAX_BYTES:
-        return _load_through_disk(key, manifests, config, keep)
+        return _load_through_disk(key, manifests, config, keep, parsed)
     found = _LOADED.get(key)
     if found is None:
-        found = _LOADED[key] = _load_through_disk(key, manifests, config, keep)
+        found = _LOADED[key] = _load_through_disk(key, manifests, config, keep, parsed)
         if len(_LOADED) > LOADED_MAX:
             _LOADED.popitem(last=False)
     _LOADED.move_to_end(key)
@@ -79,13 +80,13 @@ DISK_MAX_FILES = 32
 DISK_MAX_BYTES = 64_000_000  # texts larger than this are not kept
 
 
-def _load_through_disk(key, manifests, config, keep=True):
+def _load_through_disk(key, manifests, config, keep=True, parsed=None):
     path = _disk_path(key) if len(manifests) + len(config or "") <= DISK_MAX_BYTES else None
     if path is not None:
         found = _read_disk(path)
         if found is not None:
             return found
-    found = _load(manifests, config)
+    found = _load(manifests, config, parsed=parsed)
     if path is not None and keep:
         _write_disk(path, found)
     return found
@@ -207,14 +208,15 @@ def parse_fast(text, keep=False, shared=True):
     return docs
 
 
-def _load(manifests, config="", manifests_file=SCENARIO_FILE):
+def _load(manifests, config="", manifests_file=SCENARIO_FILE, parsed=None):
     if not manifests.strip():
         raise ScenarioInvalid(f"{manifests_file}: no Kubernetes objects found")
-    parsed = None
+    written = parsed
     for text, filename, which in ((manifests, manifests_file, "manifests"), (config or "", CONFIG_FILE, "config")):
+        reader = parse_fast if written is None or which == "config" else (lambda _text: written)
         try:
             # size and nesting, before a parser can choke on them
-            docs = limits.check_text(text, filename, parse_fast) if text else limits.check_text(text, filename)
+            docs = limits.check_text(text, filename, reader) if text else limits.check_text(text, filename)
         except limits.TooLarge as e:
             raise ScenarioInvalid(str(e), input=which) from e
         if which == "manifests":
@@ -240,11 +242,12 @@ def warm():
     kernels.warm()
 
 
-def validate(manifests, config="", filename=SCENARIO_FILE):
+def validate(manifests, config="", filename=SCENARIO_FILE, parsed=None):
     """Check a scenario before it is saved; returns the engine's warnings. `filename`: the file the text came
-    from (an upload), which an error then names (with its line, where the engine gives one)."""
+    from (an upload), which an error then names (with its line, where the engine gives one). `parsed`: the
+    text's documents, when the caller wrote the text from them."""
     try:
-        scenario = load(manifests, config)
+        scenario = load(manifests, config, parsed=parsed)
     except ScenarioInvalid:
         if filename == SCENARIO_FILE:
             raise

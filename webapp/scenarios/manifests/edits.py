@@ -76,6 +76,14 @@ def _unshared(value):
     return value
 
 
+def written_documents(objects, shape):
+    """The documents ``dump`` writes for these objects."""
+    kind, wrapper = shape
+    if kind == "list":
+        return [{**wrapper, "items": objects}]
+    return objects
+
+
 def dump(objects, shape):
     kind, wrapper = shape
     if kind == "list":
@@ -486,7 +494,8 @@ def apply_edit(text, edit, config=""):
                         f"known: {', '.join(sorted(OPS))}", object="edit", field="op")
     args = {k: v for k, v in edit.items() if k != "op"}
     objects, shape = parse(text)
-    before = copy.deepcopy(objects)
+    # (what dump_keeping compares a multi-document stream's documents with; a List is written anew)
+    before = copy.deepcopy(objects) if shape[0] == "multi" else None
     op = edit["op"]
     try:
         if op == "add_spread":
@@ -499,7 +508,8 @@ def apply_edit(text, edit, config=""):
     except TypeError as e:
         raise EditError(f"{op}: wrong fields ({e})", object="edit", field="op") from e
     new = dump_keeping(text, before, objects, shape)
-    engine.validate(new, config)
+    # the engine reads the objects just written, not the text again (they read back the same)
+    engine.validate(new, config, parsed=written_documents(objects, shape))
     return new
 
 
