@@ -25,7 +25,7 @@ from .k8s.decode import Decoder
 from .k8s.defaults import DEFAULT_NAMESPACE, namespace_labels
 from . import api_versions, daemonsets
 from .load_report import LoadReport
-from .scenario_io import decode_bytes, read_documents
+from .scenario_io import decode_bytes, read_documents, without_cycle_collection
 from .storage_scenario import STORAGE_KINDS, StorageBuilder
 from .k8s.storage import StorageObjects
 from .workloads import expand_workloads, pods_by_replica_set, replica_set_for
@@ -99,10 +99,11 @@ def load_scenario(text: str, filename: str = "scenario.yaml", config_text: str |
     """Parse manifests (and an optional separate configuration) into a Scenario;
     ``parsed``: the text's documents from ``scenario_io.parse_fast``, if already read."""
     try:
-        builder = _Builder(filename)
-        for doc in read_documents(text, filename, parsed):
-            builder.add(doc)
-        return builder.build(config_text, config_filename)
+        with without_cycle_collection():
+            builder = _Builder(filename)
+            for doc in read_documents(text, filename, parsed):
+                builder.add(doc)
+            return builder.build(config_text, config_filename)
     except RecursionError:
         raise ScenarioError(filename, "", "", "objects are nested too deeply") from None
 
