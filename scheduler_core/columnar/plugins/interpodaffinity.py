@@ -1,11 +1,14 @@
-"""InterPodAffinity through the reference plugin, node by node, only when it has work.
+"""InterPodAffinity over node arrays, on the reference plugin's PreFilter and PreScore state.
 
 kube-scheduler v1.34 ``pkg/scheduler/framework/plugins/interpodaffinity/`` skips
 PreFilter when the pod has no required (anti-)affinity terms and no existing pod's
 required anti-affinity matches it, and PreScore when nothing can contribute a score. The
 node table counts the bound pods with (anti-)affinity terms, so those Skips are decided
-without looking at any node; otherwise the reference plugin runs on the NodeInfos (its
-counts per topology pair are cheap to look up, the per-node loop is the cost).
+without looking at any node; otherwise the reference plugin's PreFilter and PreScore fill
+their counts per topology pair, and Filter, Score and NormalizeScore read them for all
+nodes at once: a count per value of each topology key, looked up through the node table's
+label columns (``filtering.filter_node``, ``scoring.score_node`` and
+``scoring.normalize_scores`` do the same node by node).
 """
 from __future__ import annotations
 
@@ -14,12 +17,19 @@ from typing import Sequence
 import numpy as np
 
 from ...framework.cycle_state import CycleState
-from ...framework.interface import Code, NodeScore, Status
+from ...framework.interface import MAX_NODE_SCORE, Code, Status, new_status
 from ...framework.types import PodInfo
 from ...k8s.types import Pod
 from ...plugins.interpodaffinity import filtering, scoring
 from ...plugins.interpodaffinity.plugin import INTER_POD_AFFINITY
 from . import ColumnarPlugin
+
+
+_FAILURES = (  # filter_node's statuses, in its order
+    (Code.UnschedulableAndUnresolvable, filtering.ERR_REASON_AFFINITY_RULES_NOT_MATCH),
+    (Code.Unschedulable, filtering.ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH),
+    (Code.Unschedulable, filtering.ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH),
+)
 
 
 def _terms(pod: Pod):
@@ -43,16 +53,55 @@ class InterPodAffinity(ColumnarPlugin):
     def _status(self, st: Status) -> int:
         return 0 if st.is_success() else self.ctx.statuses.intern(st.with_plugin(self.NAME))
 
+    def _by_node(self, tk: str, counts: dict, positive_only: bool = True) -> np.ndarray:
+        """counts' entries for topology key tk, per node (0 where the node lacks tk)."""
+        col = self.ctx.table.column(tk)
+        per_value = np.zeros(len(col) + 1, np.int64)
+        for (key, tv), n in counts.items():
+            if key == tk:
+                vid = col.index.get(tv)
+                if vid is not None:
+                    per_value[vid] = n
+        return per_value[col.slots]
+
+    def _verdicts(self, s: filtering.PreFilterState) -> np.ndarray:
+        """Per node: 0 passes, else 1 + which check fails first (filter_node's order:
+        the pod's affinity, its anti-affinity, existing pods' anti-affinity)."""
+        table = self.ctx.table
+        out = np.zeros(table.n, np.int8)
+        terms = s.pod_info.required_affinity_terms
+        if terms:
+            has_keys = np.ones(table.n, bool)
+            exist = np.ones(table.n, bool)
+            for t in terms:
+                has_keys &= ~table.column(t.topology_key).missing
+                exist &= self._by_node(t.topology_key, s.affinity_counts) > 0
+            if not s.affinity_counts and filtering.pod_matches_all_affinity_terms(
+                    terms, s.pod_info.pod):
+                exist[:] = True  # the first pod of a series that matches its own terms
+            out[~(has_keys & exist)] = 1
+        if s.anti_affinity_counts:
+            repelled = np.zeros(table.n, bool)
+            for t in s.pod_info.required_anti_affinity_terms:
+                repelled |= self._by_node(t.topology_key, s.anti_affinity_counts) > 0
+            out[(out == 0) & repelled] = 2
+        if s.existing_anti_affinity_counts:
+            repelled = np.zeros(table.n, bool)
+            for tk in {k for k, _ in s.existing_anti_affinity_counts}:
+                repelled |= self._by_node(tk, s.existing_anti_affinity_counts) > 0
+            out[(out == 0) & repelled] = 3
+        return out
+
     def filter_ok(self, state: CycleState, pod: Pod) -> np.ndarray:
-        s = state.read(filtering.PRE_FILTER_STATE_KEY)
-        return np.array([filtering.filter_node(s, node).is_success()
-                         for node in self.ctx.table.nodes], bool)
+        return self._verdicts(state.read(filtering.PRE_FILTER_STATE_KEY)) == 0
 
     def filter_status(self, state: CycleState, pod: Pod, idx: np.ndarray) -> np.ndarray:
-        s = state.read(filtering.PRE_FILTER_STATE_KEY)
-        nodes = self.ctx.table.nodes
-        return np.array([self._status(filtering.filter_node(s, nodes[i])) for i in idx],
-                        np.int32)
+        verdicts = self._verdicts(state.read(filtering.PRE_FILTER_STATE_KEY))[idx]
+        ids = np.zeros(4, np.int32)
+        for v, (code, reason) in enumerate(_FAILURES, start=1):
+            if (verdicts == v).any():
+                ids[v] = self._status(new_status(code, reason))
+        return ids[verdicts]
 
     def filter_status_with(self, state: CycleState, pod: Pod, idx: np.ndarray,
                            added: Sequence[Sequence[PodInfo]], key=None) -> np.ndarray:
@@ -77,11 +126,25 @@ class InterPodAffinity(ColumnarPlugin):
 
     def score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> np.ndarray:
         s = state.read(scoring.PRE_SCORE_STATE_KEY)
-        nodes = self.ctx.table.nodes
-        return np.array([scoring.score_node(s, nodes[i]) for i in idx], np.int64)
+        table = self.ctx.table
+        out = np.zeros(len(idx), np.int64)
+        for tk, values in s.topology_score.items():
+            col = table.column(tk)
+            per_value = np.zeros(len(col) + 1, np.int64)
+            for tv, n in values.items():
+                vid = col.index.get(tv)
+                if vid is not None:
+                    per_value[vid] = n
+            out += per_value[col.slots[idx]]
+        return out
 
     def normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
-        names = self.ctx.table.names
-        ns = [NodeScore(names[0] if names else "", int(v)) for v in scores]
-        self.ref.normalize_score(state, pod, ns)
-        return np.array([s.score for s in ns], np.int64)
+        s = state.read(scoring.PRE_SCORE_STATE_KEY)
+        if not s.topology_score or len(scores) == 0:
+            return scores
+        low, high = int(scores.min()), int(scores.max())
+        if high == low:
+            return np.zeros(len(scores), np.int64)
+        # float64(MaxNodeScore) * (float64(score-min) / float64(max-min)), truncated
+        return (float(MAX_NODE_SCORE) * ((scores - low).astype(np.float64) / float(high - low))
+                ).astype(np.int64)
