@@ -7,7 +7,12 @@ on a queue of its own, then times ``POST /api/scenarios/<id>/runs/`` until
 ``GET /api/runs/<id>/`` says succeeded (polling every 10 ms), several times, and prints
 each figure, and the worker's own log lines (engine and database times). ``--pages`` then times
 one GET of each dashboard page of the scenario and its last run; ``--size 1000`` (4 MB of YAML)
-shows what a large cluster costs the web process. Creating the
+shows what a large cluster costs the web process. ``--edit`` times one quick edit of the draft
+(``set_spread`` on the ``frontend`` pods) through the API and the run of the edited draft until
+its result is stored. ``--sweep N`` starts an N-cell sweep (maxSkew x minDomains of that
+constraint), times it until every cell is stored, and prints the database's size before and
+after, with the tables that hold texts and results (texts are stored once by content,
+compressed). Creating the
 scenario validates it in this process, which keeps the loaded scenario in the engine's disk
 cache; the worker's first run reads it from there, and it keeps loaded scenarios in memory
 for later runs of the same revision (other seeds, sweeps, explanations). The first run also
@@ -61,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--pages", action="store_true",
                    help="then time one GET of each dashboard page of the scenario and its last run")
+    p.add_argument("--edit", action="store_true",
+                   help="then time one quick edit of the draft and the run of the edited draft")
+    p.add_argument("--sweep", type=int, default=0, metavar="N",
+                   help="then run an N-cell sweep (at most 48) and print the database size")
     args = p.parse_args(argv)
     env = _env()
     os.environ.update(env)
@@ -117,6 +126,10 @@ def main(argv: list[str] | None = None) -> int:
                     else "the worker has the scenario in memory")
             print(f"run {i + 1}: {body['status']} in {seconds * 1000:.0f} ms ({pods} pods; {what})",
                   flush=True)
+        if args.edit:
+            _time_edit(client, scenario_id)
+        if args.sweep:
+            _time_sweep(client, scenario_id, args.sweep)
     finally:
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(20)
@@ -130,6 +143,64 @@ def main(argv: list[str] | None = None) -> int:
           f"{times[0] * 1000:.0f} ms, then median {statistics.median(times[1:] or times) * 1000:.0f} ms "
           f"over {len(times) - 1} runs (target: under 1,000 ms)")
     return 0
+
+
+def _wait_run(client, run_url: str) -> dict:
+    from webapp.scenarios.models import Run
+
+    while True:
+        body = client.get(run_url).json()
+        if body["status"] in (Run.Status.SUCCEEDED, Run.Status.FAILED):
+            return body
+        time.sleep(0.05)
+
+
+def _time_edit(client, scenario_id: int) -> None:
+    """One quick edit of the draft through the API, then the draft's run to its stored result."""
+    edit = {"op": "set_spread", "workload": "app=frontend", "index": 0, "maxSkew": 2}
+    t = time.perf_counter()
+    r = client.post(f"/api/scenarios/{scenario_id}/draft/edits/", edit, content_type="application/json")
+    edited = time.perf_counter() - t
+    if r.status_code != 200:
+        raise SystemExit(f"the quick edit failed: {r.status_code} {r.content[:500]!r}")
+    r = client.post(f"/api/scenarios/{scenario_id}/draft/run/", content_type="application/json")
+    body = _wait_run(client, r.json()["url"])
+    total = time.perf_counter() - t
+    print(f"quick edit (set_spread maxSkew 2 on app=frontend): stored in {edited:.2f} s; the edited draft "
+          f"run {body['status']} {total:.2f} s after the edit was sent", flush=True)
+
+
+def _database_sizes() -> str:
+    from django.db import connection
+
+    with connection.cursor() as c:
+        c.execute("SELECT pg_database_size(current_database()), pg_total_relation_size('scenarios_text'), "
+                  "pg_total_relation_size('scenarios_run'), (SELECT count(*) FROM scenarios_text), "
+                  "(SELECT count(*) FROM scenarios_run)")
+        db, texts, runs, n_texts, n_runs = c.fetchone()
+    return (f"database {db / 1e6:,.0f} MB (texts {texts / 1e6:,.1f} MB in {n_texts} rows, runs "
+            f"{runs / 1e6:,.1f} MB in {n_runs} rows)")
+
+
+def _time_sweep(client, scenario_id: int, cells: int) -> None:
+    """An N-cell maxSkew x minDomains sweep to its last stored cell, and the database before and after."""
+    skews = max(1, min(8, cells))
+    domains = max(1, cells // skews)
+    spec = {"type": "skew", "workload": "app=frontend", "index": 0,
+            "maxSkew": ",".join(str(s) for s in range(1, skews + 1)),
+            "minDomains": ",".join(["none"] + [str(d) for d in range(2, domains + 1)])}
+    print(f"sweep of {skews * domains} cells; before it: {_database_sizes()}", flush=True)
+    t = time.perf_counter()
+    r = client.post(f"/api/scenarios/{scenario_id}/sweeps/", spec, content_type="application/json")
+    started = time.perf_counter() - t
+    if r.status_code != 202:
+        raise SystemExit(f"the sweep failed to start: {r.status_code} {r.content[:500]!r}")
+    url = r.headers["Location"]
+    while not (body := client.get(url).json())["finished"]:
+        time.sleep(0.5)
+    print(f"sweep: {len(body['cells'])} cells queued in {started:.1f} s (each cell's text written and "
+          f"checked), all stored {time.perf_counter() - t:.1f} s after the request; after it: "
+          f"{_database_sizes()}", flush=True)
 
 
 def _time_pages(client, scenario_id: int, run: dict) -> None:
