@@ -322,6 +322,31 @@ class NodeInfo:
                 return True
         return False
 
+    def remove_pod_infos(self, infos: "list[PodInfo]") -> "PodInfo | None":
+        """remove_pod for each of infos in turn, in one pass over each list (preemption
+        takes every lower-priority pod off a node at once): the lists end in the same
+        order. Returns the first PodInfo whose pod is absent (nothing removed from then
+        on), else None."""
+        lists = [(self.pods, True), (self.pods_with_affinity, False),
+                 (self.pods_with_required_anti_affinity, False)]
+        where = [{p.pod.key: i for i, p in enumerate(lst)} for lst, _ in lists]
+        for pi in infos:
+            key = pi.pod.key
+            if key not in where[0]:
+                return pi
+            for (lst, accounts), pos in zip(lists, where):
+                i = pos.pop(key, None)
+                if i is None:
+                    continue
+                removed = lst[i]
+                last = lst.pop()  # (remove_pod's swap with the last one)
+                if i < len(lst):
+                    lst[i] = last
+                    pos[last.pod.key] = i
+                if accounts:
+                    self._update(removed, -1)
+        return None
+
     def _update(self, pi: PodInfo, sign: int) -> None:
         self.requested.add_map(pi.requests, sign)
         self.non_zero_requested.milli_cpu += sign * pi.non_zero_requests.get(CPU, 0)

@@ -138,8 +138,14 @@ class DefaultPreemption(Plugin):
         if not potential:
             return [], 0, _NO_VICTIMS, {}
         try:
-            for pi in potential:
-                self._remove_pod(state, pod, pi, node_info)
+            absent = node_info.remove_pod_infos(potential)  # (all at once: see _remove_pod)
+            if absent is not None:
+                raise _ChangeError(f"no corresponding pod {absent.pod.name} in pods of node "
+                                   f"{node_info.name}")
+            for pi in potential:  # (the extensions read the node, not its pods)
+                st = self.handle.run_pre_filter_extension_remove_pod(state, pod, pi, node_info)
+                if not st.is_success():
+                    raise _ChangeError(st.message())
             st = self.handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
             if not st.is_success():
                 return [], 0, st, {}

@@ -22,6 +22,8 @@ from __future__ import annotations
 import operator
 from typing import Hashable, Mapping, Sequence
 
+import numpy as np
+
 from ...framework.types import NodeInfo, PodInfo
 from ...k8s.types import Pod
 from .filtering import NO_NAMESPACE_LABELS, TopologyCounts, pod_matches_all_affinity_terms
@@ -64,8 +66,8 @@ class PodCounts:
         if len(all_nodes) == len(self._seen) and all(map(operator.is_, all_nodes, self._seen)):
             if generations == seen:
                 return  # (the same NodeInfos, unchanged: the usual second call of a cycle)
-            changed = [all_nodes[i] for i, (g, was) in enumerate(zip(generations, seen))
-                       if g != was]
+            moved = np.flatnonzero(np.array(generations) != np.array(seen))
+            changed = [all_nodes[i] for i in moved.tolist()]
         else:
             changed = all_nodes
         self._seen, self._seen_generations = list(all_nodes), generations

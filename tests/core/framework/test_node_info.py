@@ -3,7 +3,7 @@ import pytest
 
 from scheduler_core.framework.cycle_state import CycleState
 from scheduler_core.framework.interface import Code
-from scheduler_core.k8s.types import Container, ContainerPort
+from scheduler_core.k8s.types import Container, ContainerPort, LabelSelector
 from scheduler_core.plugins.nodeports.node_ports import NodePorts
 from tests.core.wrappers import make_node, make_pod, node_infos
 
@@ -41,3 +41,38 @@ def test_remove_pod_restores_requested_resources():
     assert ni.remove_pod(bound) is True
     assert (ni.requested.milli_cpu, ni.requested.memory, len(ni.pods)) == (0, 0, 0)
     assert ni.remove_pod(bound) is False
+
+
+def _snapshot_of(ni):
+    return ([p.pod.key for p in ni.pods], [p.pod.key for p in ni.pods_with_affinity],
+            [p.pod.key for p in ni.pods_with_required_anti_affinity],
+            ni.requested.milli_cpu, ni.requested.memory, ni.non_zero_requested.milli_cpu,
+            ni.generation, ni.used_ports.ports)
+
+
+@pytest.mark.parametrize("removed", [[0], [3, 1], [5, 0, 2], [1, 2, 3, 4], [5, 4, 3, 2, 1, 0], []],
+                         ids=lambda r: f"remove {r}")
+def test_removing_many_pods_at_once_leaves_what_removing_them_one_by_one_leaves(removed):
+    """Preemption takes every lower-priority pod off a node at once (remove_pod_infos): the node's
+    pod lists, in their order, its requests and ports must be what remove_pod gives one by one."""
+    sel = LabelSelector(match_labels={"app": "web"})
+    pods = [make_pod(f"p{i}").node("n1").req(cpu=100 * (i + 1), memory=10 * i).host_port(8000 + i)
+            .labels({"app": "web"}) for i in range(6)]
+    pods[1] = pods[1].pod_affinity("zone", sel)
+    pods[2] = pods[2].pod_anti_affinity("kubernetes.io/hostname", sel)
+    pods[4] = pods[4].pod_anti_affinity("kubernetes.io/hostname", sel).pod_affinity("zone", sel)
+    bound = [p.obj() for p in pods]
+    one_by_one = node_infos([make_node("n1").obj()], bound)[0]
+    at_once = one_by_one.clone()
+    infos = [next(p for p in one_by_one.pods if p.pod.name == f"p{i}") for i in removed]
+    for pi in infos:
+        assert one_by_one.remove_pod(pi.pod)
+    assert at_once.remove_pod_infos(infos) is None
+    assert _snapshot_of(at_once) == _snapshot_of(one_by_one)
+
+
+def test_removing_a_pod_that_is_not_on_the_node_names_it():
+    ni = node_infos([make_node("n1").obj()], [make_pod("b").node("n1").obj()])[0]
+    other = node_infos([make_node("n2").obj()], [make_pod("x").node("n2").obj()])[0].pods[0]
+    assert ni.remove_pod_infos([other]).pod.name == "x"
+    assert [p.pod.name for p in ni.pods] == ["b"]
