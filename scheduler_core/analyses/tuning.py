@@ -95,8 +95,15 @@ def measure(scenario, c: dict, seed: int = 0) -> dict:
 def pick(rows: list[dict]) -> dict:
     """The most balanced run (lowest cpu stddev, then memory, among those that leave the
     fewest pods pending; the earlier candidate on a tie) and a sentence naming it."""
-    best = min(rows, key=lambda r: (r["pending"], r["cpu"]["stddev"], r["memory"]["stddev"]))
-    return {"runs": rows, "best": best["candidate"]["name"],
-            "sentence": f"{best['candidate']['name']} balances best: cpu utilisation "
-                        f"{best['cpu']['min']:.0%}–{best['cpu']['max']:.0%} per node "
-                        f"(stddev {best['cpu']['stddev']:.2f})"}
+    def rank(r):
+        return r["pending"], r["cpu"]["stddev"], r["memory"]["stddev"]
+
+    best = min(rows, key=rank)
+    spread = (f"cpu utilisation {best['cpu']['min']:.0%}–{best['cpu']['max']:.0%} per node "
+              f"(stddev {best['cpu']['stddev']:.2f})")
+    if len(rows) > 1 and all(rank(r) == rank(best) for r in rows):
+        sentence = (f"all {len(rows)} configurations balance the same: {spread}; "
+                    "the scoring strategy makes no difference here")
+    else:
+        sentence = f"{best['candidate']['name']} balances best: {spread}"
+    return {"runs": rows, "best": best["candidate"]["name"], "sentence": sentence}

@@ -182,6 +182,16 @@ def test_tuning_most_allocated_packs_onto_fewer_nodes_than_least_allocated():
     assert least["podsPerNode"] == {"min": 2.0, "max": 2.0, "stddev": 0.0}
 
 
+def test_tuning_says_when_no_configuration_balances_better_than_another():
+    sc = scenario(node("n1", "a"), node("n2", "a"),
+                  *[pod(f"p{i}", cpu="500m", memory="1Gi", owner="", node_name=f"n{i % 2 + 1}")
+                    for i in range(4)])
+    answer = tuning.sweep(sc, tuning.default_candidates())
+    assert answer["sentence"] == ("all 3 configurations balance the same: cpu utilisation 25%–25% per "
+                                  "node (stddev 0.00); the scoring strategy makes no difference here")
+    assert answer["best"] == "LeastAllocated"
+
+
 # --- the same answers from independent parts (what the web app runs on its workers) ---------
 def in_parts(kind, sc, spec, seed=3):
     from scheduler_core.analyses import parts
