@@ -113,7 +113,7 @@ pytest:
 # scenario through a real worker, Redis and PostgreSQL. BENCH_ARGS="--quick" for a short run.
 bench: $(VENV)/.installed services
 	$(PY) -m tests.bench.run $(BENCH_ARGS)
-	$(PY) -m tests.bench.run --sizes dense-5000 --modes results --budget-seconds 900
+	$(PY) -m tests.bench.run --sizes dense-5000 --modes results --budget-seconds 900 --memory-limit-mb 16000
 	$(PY) -m tests.bench.web
 	$(PY) -m tests.bench.web --size 1000 --runs 2 --pages
 	$(PY) -m tests.bench.web --size 5000 --runs 1 --edit --sweep 48

@@ -121,18 +121,6 @@ def worker(args: argparse.Namespace) -> int:
         return 1
     record("ready")
 
-    if args.json_twin:  # the same cluster as kubectl -o json prints it
-        record("begin-load-json")
-        try:
-            twin = Path(args.json_twin).read_text(encoding="utf-8")
-            t = time.perf_counter()
-            twin_scenario = engine.load_scenario(twin, filename=Path(args.json_twin).name)
-            record("load-json", seconds=time.perf_counter() - t)
-            del twin, twin_scenario  # (first, and let go: the peak is the YAML load's and the run's)
-            gc.collect()
-        except Exception as exc:  # noqa: BLE001
-            fail("load-json", exc)
-
     record("begin-load")
     try:
         t, c = time.perf_counter(), time.process_time()
@@ -173,6 +161,19 @@ def worker(args: argparse.Namespace) -> int:
         record("serialize", seconds=time.perf_counter() - t, bytes=size)
     except Exception as exc:  # noqa: BLE001
         fail("serialize", exc)
+    # last, with the run let go: the peaks recorded so far are the YAML load's and the run's
+    del scenario, result
+    gc.collect()
+    if args.json_twin:  # the same cluster as kubectl -o json prints it
+        record("begin-load-json")
+        try:
+            twin = Path(args.json_twin).read_text(encoding="utf-8")
+            t = time.perf_counter()
+            twin_scenario = engine.load_scenario(twin, filename=Path(args.json_twin).name)
+            record("load-json", seconds=time.perf_counter() - t)
+            del twin, twin_scenario
+        except Exception as exc:  # noqa: BLE001
+            fail("load-json", exc)
     return 0
 
 
@@ -420,7 +421,8 @@ def _targets(report: dict) -> list[str]:
                 f"target {name} simulate >= 2,000 pods/s: {'~' if over and rate else ''}"
                 f"{_fmt(rate)} pods/s ({det['mode']})",
                 f"target {name} peak memory <= 3,000 MB: {'>' if over else ''}"
-                f"{_fmt(det['peak_rss_mb'])} MB ({det['mode']})"]
+                f"{_fmt(det['phases'].get('serialize', {}).get('rss_mb', det['peak_rss_mb']))} MB "
+                f"(loading from YAML and the {det['mode']} run)"]
     return lines
 
 
