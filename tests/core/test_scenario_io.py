@@ -68,3 +68,66 @@ def test_loading_leaves_the_parsed_documents_as_they_were(size) -> None:
     scenario = load_scenario(text, filename="s.yaml", parsed=docs)
     assert docs == before
     assert len(scenario.nodes) == {"small": 100, "500": 500}[size]
+
+
+KUBECTL_LIST = """apiVersion: v1
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: n1
+    labels: {zone: a}
+# a comment between items
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: p1
+    annotations:
+      note: |
+        two lines
+
+        of text
+  spec:
+    containers:
+    - name: c
+      args: ["a", "b: c"]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: p2}
+kind: List
+metadata:
+  resourceVersion: ""
+"""
+
+
+@pytest.mark.parametrize("text, chunked", [
+    pytest.param(KUBECTL_LIST, True, id="kubectl's List, items at column 0"),
+    pytest.param(KUBECTL_LIST.replace("\n", "\r\n"), True, id="with CRLF line ends"),
+    pytest.param("kind: List\nmetadata: {}\nitems:\n" + KUBECTL_LIST.split("items:\n", 1)[1]
+                 .split("kind: List")[0], True, id="items last"),
+    pytest.param(KUBECTL_LIST.replace("\n- ", "\n  - ").replace("\n  ", "\n    ")
+                 .replace("\n    - ", "\n  - ", 3), False, id="items indented (read whole)"),
+    pytest.param(KUBECTL_LIST + "---\nkind: Node\nmetadata: {name: n2}\n", False,
+                 id="two documents (read whole)"),
+    pytest.param("apiVersion: v1\nitems: []\nkind: List\n", False, id="no items"),
+    pytest.param("- a: 1\n- b: 2\n", False, id="a top-level sequence (read whole)"),
+])
+def test_a_large_list_read_in_chunks_reads_as_the_whole_text(text, chunked, monkeypatch) -> None:
+    import ryaml
+
+    from scheduler_core import scenario_io
+
+    monkeypatch.setattr(scenario_io, "CHUNKED_MIN_CHARS", 0)
+    monkeypatch.setattr(scenario_io, "CHUNK_CHARS", 40)  # a chunk or two per item
+    assert parse_fast(text) == ryaml.loads_all(text)
+    assert (scenario_io._list_in_chunks(text) is not None) == chunked
+
+
+def test_a_generated_cluster_read_in_chunks_loads_the_same_scenario(monkeypatch) -> None:
+    from scheduler_core import scenario_io
+
+    text = to_yaml(generate("dense-40x60").objects)
+    whole = parse_fast(text)
+    monkeypatch.setattr(scenario_io, "CHUNKED_MIN_CHARS", 0)
+    monkeypatch.setattr(scenario_io, "CHUNK_CHARS", 50_000)
+    assert scenario_io._list_in_chunks(text) == whole
