@@ -113,12 +113,21 @@ class SchedulingQueue:
         """AssignedPodAdd: move pods whose rejectors' queueing hints say Queue for this
         pod (or that recorded no rejector). Without a pod, any such rejector queues."""
         moved = []
+        # The hints read the pending pod's namespace, labels, spread constraints and affinity,
+        # which the pods of one workload share (the loader interns them): asked once per
+        # workload and set of rejectors (the pods, alive for the call, keep their ids apart).
+        hints: dict[tuple, bool] = {}
         for k, q in self.unschedulable.items():
             if added is None:
                 ok = not q.unschedulable_plugins or bool(
                     q.unschedulable_plugins & ASSIGNED_POD_ADD_PLUGINS)
             else:
-                ok = worth_retrying_after_bind(q.pod, q.unschedulable_plugins, added)
+                p = q.pod
+                key = (p.namespace, id(p.labels), id(p.topology_spread_constraints),
+                       id(p.affinity), frozenset(q.unschedulable_plugins))
+                ok = hints.get(key)
+                if ok is None:
+                    ok = hints[key] = worth_retrying_after_bind(p, q.unschedulable_plugins, added)
             if ok:
                 moved.append(k)
         for k in moved:

@@ -84,7 +84,8 @@ class Simulation:
         self.events: list[dict] = []
         self.cycles: list[dict] = []
         self.explanations: dict[str, dict] = {}  # pod key -> its latest cycle, explained
-        self.preemptions: dict[str, dict] = {}  # pod key -> its latest preemption attempt
+        # pod key -> (cycle, trace) of its latest preemption attempt, written out by result()
+        self.preemptions: dict[str, tuple] = {}
         if isinstance(detail, (list, tuple, set, frozenset)):
             self.detail = frozenset(detail)
         self.node_index = {name: i for i, name in enumerate(self.node_infos)}
@@ -179,7 +180,8 @@ class Simulation:
         except KeyError:
             attempt = None
         if attempt is not None:
-            self.preemptions[pod.key] = {"cycle": self.cycle, **trace_to_json(attempt)}
+            # (a trace is not changed after its cycle: only a pod's latest is written out)
+            self.preemptions[pod.key] = (self.cycle, attempt)
         if detail is True:
             return True
         if detail == "failed":
@@ -356,7 +358,8 @@ class Simulation:
                "events": self.events, "cycles": self.cycles}
         if self.detail:
             out["explanations"] = self.explanations
-            out["preemptions"] = self.preemptions
+            out["preemptions"] = {key: {"cycle": cycle, **trace_to_json(attempt)}
+                                  for key, (cycle, attempt) in self.preemptions.items()}
         out["spreadConstraints"] = trace.spread_constraints_json(self.scenario.pods)
         out["nodes"] = trace.nodes_json(self.node_infos.values())
         storage = getattr(self.scenario, "storage", None)
