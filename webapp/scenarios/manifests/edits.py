@@ -85,12 +85,8 @@ def written_documents(objects, shape):
 
 
 def dump(objects, shape):
-    kind, wrapper = shape
-    if kind == "list":
-        wrapper = dict(wrapper)
-        wrapper["items"] = objects
-        return documents.dump(wrapper)
-    return documents.dump_all(objects)
+    docs = written_documents(objects, shape)
+    return documents.dump(docs[0]) if shape[0] == "list" else documents.dump_all(docs)
 
 
 def meta(obj):
