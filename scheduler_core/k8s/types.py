@@ -243,12 +243,26 @@ class Pod:
 _POD_FIELDS = tuple(Pod.__slots__)
 
 
+def _pod_copier():
+    """A function copying a Pod field by field through its slots' descriptors (frozen: no
+    __setattr__), written out once: a loop over 28 fields took 7 µs a copy, this 1.5 µs."""
+    names = {f"set_{i}": Pod.__dict__[name].__set__ for i, name in enumerate(_POD_FIELDS)}
+    body = "".join(f"    set_{i}(new, pod.{name})\n" for i, name in enumerate(_POD_FIELDS))
+    namespace = {"new_pod": object.__new__, "Pod": Pod, **names}
+    exec(f"def copy_pod(pod):\n    new = new_pod(Pod)\n{body}    return new\n", namespace)
+    return namespace["copy_pod"]
+
+
+_copy_pod = _pod_copier()
+_POD_SETTERS = {name: Pod.__dict__[name].__set__ for name in _POD_FIELDS}
+
+
 def replace_pod(pod: Pod, **changes) -> Pod:
     """dataclasses.replace for a Pod, without re-running __init__ (the scheduling loop
     makes one per bind and per nomination)."""
-    new = object.__new__(Pod)
-    for name in _POD_FIELDS:
-        object.__setattr__(new, name, changes[name] if name in changes else getattr(pod, name))
+    new = _copy_pod(pod)
+    for name, value in changes.items():
+        _POD_SETTERS[name](new, value)
     return new
 
 

@@ -7,11 +7,13 @@ would make of it; what kubectl prints takes the fast path.
 from __future__ import annotations
 
 import copy
+import random
+import re
 
 import pytest
 import yaml
 
-from scheduler_core import ScenarioError, load_scenario
+from scheduler_core import ScenarioError, load_scenario, scenario_io
 from scheduler_core.scenario_io import _LOADER, _fast_yaml, parse_fast, read_documents
 from tests.bench.generate import generate, to_yaml
 
@@ -131,3 +133,46 @@ def test_a_generated_cluster_read_in_chunks_loads_the_same_scenario(monkeypatch)
     monkeypatch.setattr(scenario_io, "CHUNKED_MIN_CHARS", 0)
     monkeypatch.setattr(scenario_io, "CHUNK_CHARS", 50_000)
     assert scenario_io._list_in_chunks(text) == whole
+
+
+# The fast path's two checks are searches split for speed; each must answer as the single
+# regex it replaced (the combined value pattern, and _NODE_PROPERTIES) on every text.
+_COMBINED_YAML11 = re.compile(r"""
+ (?:[:?-][ \t]+|[\[{,][ \t]*)
+ (?:yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF|=|<<
+   |[-+]?(?:0[0-9_]+(?:\.[0-9_]*)?|[0-9.][0-9._]*_[0-9._]*|0[oO][0-7_]+
+            |[0-9]*\.?[0-9_]*[eE][-+]?[0-9]+|[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?
+            |\.[0-9]+))
+ (?=[ \t]*(?:$|\#|,|\]|}|:(?:[ \t]|$)))
+""", re.MULTILINE | re.VERBOSE)
+_PIECES = ["a", "b: ", "- ", "? ", ": ", "[", "]", "{", "}", ",", " ", "\t", "\n", "\r\n", "#", ":",
+           "yes", "No", "on", "=", "<<", "0", "07", "1_0", "0o7", "1e3", "e5", "_", ".5", "1:20", "+",
+           "-", "&", "*", "!", "&a", "*a", "!!str", "x", "\u2028", "\xa0", "é", '"', "'"]
+
+
+def _random_texts(seed: int, n: int = 3000) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(_PIECES) for _ in range(rng.randint(0, 14))) for _ in range(n)]
+
+
+@pytest.mark.parametrize("texts", [
+    ["a: yes\n", "a:  0777 # note\n", "[x,1_000]", "{a: on}", "- e5\n", "a: e5x\n", "a: -.5:\n",
+     "a: 1.5\n", "a: 'yes'\n", "a: yes please\n", "key:on\n", "a: 1:70\n", "a:\t=\n"],
+    _random_texts(1), _random_texts(2),
+], ids=["by hand", "random 1", "random 2"])
+def test_the_split_yaml_1_1_search_finds_what_the_single_pattern_finds(texts) -> None:
+    wrong = [t for t in texts if scenario_io._yaml11_value(t) != (_COMBINED_YAML11.search(t) is not None)]
+    assert wrong == []
+
+
+@pytest.mark.parametrize("scan_max", [10_000, 0], ids=["found by str.find", "many: the regex"])
+@pytest.mark.parametrize("texts", [
+    ["a: &x 1\nb: *x\n", "&a", "a&b", "a: *\n", "a: * b\n", "[*a]", "{!t x}", "a: x!y\n", "*", "x *",
+     "x *}", "\u2028&a", "\xa0*b", "a: é!x\n", "- !!str 5\n", "a:&b"],
+    _random_texts(3), _random_texts(4),
+], ids=["by hand", "random 3", "random 4"])
+def test_the_anchor_alias_and_tag_scan_answers_as_the_pattern(texts, scan_max, monkeypatch) -> None:
+    monkeypatch.setattr(scenario_io, "_PROPERTY_SCAN_MAX", scan_max)
+    found = [t for t in texts if scenario_io._node_properties(t)]
+    assert found == [t for t in texts if scenario_io._NODE_PROPERTIES.search(t)]
+    assert found  # (the texts hold anchors, aliases or tags to find)
