@@ -76,6 +76,42 @@ class SweepTestCase(BaseTestCase):
         run = sweep.runs.order_by("id").first()
         self.assertNotIn("name: node-a\n", run.manifests)
 
+    def test_the_request_writes_the_first_cells_text_and_each_worker_its_own(self):
+        sweep = self.start({"type": "zones"})
+        first, *rest = sweep.runs.order_by("id")
+        self.assertNotIn("name: node-a\n", first.manifests)
+        self.assertEqual([(r.manifests, r.awaits_text) for r in rest], [("", True), ("", True)])
+        for run in rest:
+            tasks.execute_run(run.pk)
+        for run, zone in zip(Run.objects.filter(pk__in=[r.pk for r in rest]).order_by("id"), "bc"):
+            self.assertEqual(run.status, Run.Status.SUCCEEDED, run.error)
+            self.assertFalse(run.awaits_text)
+            self.assertNotIn(f"topology.kubernetes.io/zone: eu-west-1{zone}\n", run.manifests)
+            self.assertIn("topology.kubernetes.io/zone: eu-west-1a\n", run.manifests)
+            self.assertEqual(run.scenario_text()[0], run.manifests)
+
+    def test_a_cell_whose_edits_do_not_apply_on_its_worker_fails_naming_the_object(self):
+        sweep = self.start({"type": "skew", "workload": RS, "maxSkew": [1, 2]})
+        cell = sweep.runs.order_by("id").last()
+        Run.objects.filter(pk=cell.pk).update(edits=[{"op": "set_spread", "workload": "ReplicaSet/gone",
+                                                      "maxSkew": 2}])
+        tasks.execute_run(cell.pk)
+        cell.refresh_from_db()
+        self.assertEqual(cell.status, Run.Status.FAILED)
+        self.assertIn("ReplicaSet/default/gone", cell.error)
+        self.assertTrue(cell.error.startswith("The cell's edits do not apply"), cell.error)
+        self.assertEqual(cell.manifests, "")
+        self.client.force_login(self.viewer)
+        self.assertContains(self.client.get(f"/runs/{cell.pk}/"), "The cell&#x27;s edits do not apply")
+
+    def test_every_value_of_an_axis_is_checked_before_the_sweep_starts(self):
+        for spec, field in (({"maxSkew": [1, 0]}, "maxSkew"), ({"maxSkew": [1], "minDomains": "none,-1"}, "minDomains")):
+            with self.assertRaises(sweeps.SweepInvalid) as e:
+                sweeps.start(self.scenario, self.scenario.head(), {"type": "skew", "workload": RS, **spec}, self.editor)
+            self.assertEqual(e.exception.field, field)
+            self.assertIn("must be greater than zero", str(e.exception))
+        self.assertFalse(Sweep.objects.exists())
+
     def test_an_axis_may_be_a_range(self):
         cells = sweeps.cells(self.scenario.head(), {"type": "skew", "workload": RS, "maxSkew": "1..4",
                                                     "minDomains": "none, 5..6"})

@@ -171,6 +171,9 @@ class Run(models.Model):
     label = models.CharField(max_length=200, blank=True, default="")  # "draft", "maxSkew=2 ..."
     sweep = models.ForeignKey("Sweep", models.CASCADE, null=True, blank=True, related_name="runs")
     variant = models.JSONField(default=dict, blank=True)  # a sweep cell's parameters
+    # A sweep cell queued without its text: the quick edits (manifests/edits.py) the worker that runs it applies
+    # to its revision's text, storing the result in manifests before simulating it (None: nothing to apply)
+    edits = models.JSONField(null=True, blank=True, editable=False)
     params = models.JSONField(default=dict, blank=True)  # {"seed": int, "options": {...}}
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     result = models.JSONField(null=True, blank=True)  # whatever the engine returned
@@ -200,6 +203,11 @@ class Run(models.Model):
     @property
     def seed(self):
         return self.params.get("seed", 0)
+
+    @property
+    def awaits_text(self):
+        """A sweep cell whose text its worker has not written yet (from its revision's and its edits)."""
+        return self.edits is not None and not self.manifests
 
     def scenario_text(self):
         """(manifests, config) this run simulates: its own text, else its revision's."""

@@ -7,12 +7,15 @@ from .models import Run
 
 
 def create_run(scenario, revision, *, user, source=Run.Source.REVISION, seed=0, options=None, manifests="",
-               config="", label="", sweep=None, variant=None, record=True):
-    if (source == Run.Source.REVISION) != (manifests == ""):
+               config="", label="", sweep=None, variant=None, record=True, edits=None):
+    """``edits``: a sweep cell queued without its text; its worker applies them to the revision's text."""
+    if (source == Run.Source.REVISION) != (manifests == "" and edits is None):
         raise ValueError("a revision's run simulates the revision's text; a draft's or a cell's its own")
+    if edits is not None and (source != Run.Source.SWEEP_CELL or manifests):
+        raise ValueError("only a sweep cell is queued with edits instead of its text")
     run = Run.objects.create(
         scenario=scenario, revision=revision, created_by=user, source=source, manifests=manifests,
-        config=config, label=label, sweep=sweep, variant=variant or {},
+        config=config, label=label, sweep=sweep, variant=variant or {}, edits=edits,
         params={"seed": seed, "options": options or {}},
     )
     if record:

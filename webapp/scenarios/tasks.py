@@ -11,7 +11,7 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 
 from . import compare, engine, runs
-from .manifests import pods
+from .manifests import edits, pods
 from .models import Analysis, AnalysisPart, PodExplanation, Run
 
 log = logging.getLogger(__name__)
@@ -117,7 +117,25 @@ def enqueue(run_id):
         raise QueueUnavailable() from e
 
 
+def write_cell_text(run):
+    """A sweep cell queued without its text: its revision's with the cell's edits applied, stored with the run
+    (a redelivered cell finds it there); the error when an edit does not apply (naming the object and field)."""
+    tell_progress(run.pk, {"step": "editing"})
+    try:
+        text = edits.apply_edits(run.revision.manifests, run.edits, run.config)
+    except engine.ScenarioInvalid as e:  # (an EditError too)
+        where = " ".join(x for x in (e.object, e.field) if x and x not in str(e))
+        return f"The cell's edits do not apply{f' ({where})' if where else ''}: {e}"
+    store(lambda: Run.objects.filter(pk=run.pk).update(manifests=text), f"run {run.pk}'s text")
+    run.manifests = text
+    return ""
+
+
 def compute(run):
+    if run.awaits_text:
+        error = write_cell_text(run)
+        if error:
+            return Run.Status.FAILED, None, error
     manifests, config = run.scenario_text()
     try:
         if settings.RUN_TEST_DELAY:
