@@ -9,7 +9,10 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import os
+import pickle
 import re
+import signal
 from typing import Any, Iterator
 
 import numpy as np
@@ -281,18 +284,143 @@ def _list_in_chunks(text: str) -> list[Any] | None:
     docs = _ryaml.loads_all(text[:items_at] + "items: []\n" + text[end:])
     if len(docs) != 1 or not isinstance(docs[0], dict) or docs[0].get("items") != []:
         return None
-    items: list[Any] = []
+    spans: list[tuple[int, int]] = []  # the chunks: a few thousand whole items each
     bounds = starts + [end]
     first = 0
     for k in range(1, len(bounds)):
         if bounds[k] - bounds[first] >= CHUNK_CHARS or k == len(bounds) - 1:
-            part = _ryaml.loads_all(text[bounds[first]:bounds[k]])
-            if len(part) != 1 or not isinstance(part[0], list):
-                return None
-            items.extend(part[0])
+            spans.append((bounds[first], bounds[k]))
             first = k
+    items = _items_of_chunks(text, spans)
+    if items is None:
+        return None
     docs[0]["items"] = items
     return docs
+
+
+def _items_of(text: str, spans: list[tuple[int, int]]) -> list[Any] | None:
+    """The items of the chunks (each a block sequence), in order; None when a chunk is not
+    one sequence. Raises what ryaml raises."""
+    items: list[Any] = []
+    for start, end in spans:
+        part = _ryaml.loads_all(text[start:end])
+        if len(part) != 1 or not isinstance(part[0], list):
+            return None
+        items.extend(part[0])
+    return items
+
+
+# A large List is parsed by several processes when the machine has processors to spare
+# (up to PARSE_PROCESSES): forked children parse the last chunks and hand their items back
+# pickled, while this process parses the first ones. Pickling and unpickling cost about a
+# third and an eighth of parsing, so each child takes a little less than this process.
+# A child only parses, pickles and writes; anything that goes wrong with one (it fails,
+# dies, or cannot be started here) leaves its chunks to this process, which parses them
+# itself as before. dense-1000 (52 MB) on 2 processors: 6.8 s → 5.8 s to load.
+PARALLEL_MIN_CHARS = 16_000_000
+PARSE_PROCESSES = 4
+
+
+def _items_of_chunks(text: str, spans: list[tuple[int, int]]) -> list[Any] | None:
+    """_items_of, shared with forked children when the text is large and processors are free."""
+    children = min(_processors(), PARSE_PROCESSES, len(spans)) - 1
+    if len(text) < PARALLEL_MIN_CHARS or children < 1:
+        return _items_of(text, spans)
+    # a child's share f: 1.35 f (parse, pickle) = 1 - k f + 0.12 k f (this process's parse, unpickle)
+    share = 1 / (1.35 + 0.88 * children)
+    total = spans[-1][1] - spans[0][0]
+    cuts = [0]
+    for k in range(children, 0, -1):  # where each child's chunks begin
+        at = next((i for i, (start, _) in enumerate(spans)
+                   if start - spans[0][0] >= total * (1 - k * share)), len(spans))
+        cuts.append(max(at, cuts[-1]))
+    cuts.append(len(spans))
+    groups = [spans[cuts[i]:cuts[i + 1]] for i in range(len(cuts) - 1)]
+    started = [_fork_parser(text, group) if group else None for group in groups[1:]]
+    try:
+        items = _items_of(text, groups[0])
+    except BaseException:
+        for child in started:
+            _reap(child, kill=True)
+        raise
+    parts = [_reap(child) for child in started]
+    if items is None:
+        return None
+    for group, part in zip(groups[1:], parts):
+        if part is None and group:  # the child could not: parse its chunks here
+            part = _items_of(text, group)
+            if part is None:
+                return None
+        items.extend(part or ())
+    return items
+
+
+def _processors() -> int:
+    if not hasattr(os, "fork"):
+        return 1
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # (no sched_getaffinity on this system)
+        return os.cpu_count() or 1
+
+
+def _fork_parser(text: str, spans: list[tuple[int, int]]) -> tuple[int, int] | None:
+    """(pid, read end of a pipe) of a forked child that writes the pickled items of the
+    chunks ((True, items), or (False, None) when they are not a List's items) and exits;
+    None when no child could be started."""
+    try:
+        read_end, write_end = os.pipe()
+    except OSError:
+        return None
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        return None
+    if pid == 0:  # the child: parse, pickle, write, and leave without any clean-up of the parent's
+        code = 1
+        try:
+            os.close(read_end)
+            items = _items_of(text, spans)
+            data = memoryview(pickle.dumps((items is not None, items), pickle.HIGHEST_PROTOCOL))
+            while data:
+                data = data[os.write(write_end, data):]
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    return pid, read_end
+
+
+def _reap(child: tuple[int, int] | None, kill: bool = False) -> list[Any] | None:
+    """The items the child parsed (None if it failed or there is none); the child is waited
+    for (killed first with ``kill``) and its pipe closed."""
+    if child is None:
+        return None
+    pid, read_end = child
+    data = b""
+    try:
+        if kill:
+            os.kill(pid, signal.SIGKILL)
+        else:
+            with os.fdopen(read_end, "rb", closefd=False) as pipe:
+                data = pipe.read()
+    except OSError:
+        data = b""
+    finally:
+        os.close(read_end)
+        try:
+            _, status = os.waitpid(pid, 0)
+        except ChildProcessError:
+            status = -1
+    if kill or status != 0 or not data:
+        return None
+    try:
+        ok, items = pickle.loads(data)
+    except Exception:  # noqa: BLE001 - a child's output that does not read back: parse here
+        return None
+    return items if ok else None
 
 
 # ryaml refuses nesting deeper than this, but only after work quadratic in the depth (100,000

@@ -198,8 +198,8 @@ def _time_sweep(client, scenario_id: int, cells: int) -> None:
     url = r.headers["Location"]
     while not (body := client.get(url).json())["finished"]:
         time.sleep(0.5)
-    print(f"sweep: {len(body['cells'])} cells queued in {started:.1f} s (each cell's text written and "
-          f"checked), all stored {time.perf_counter() - t:.1f} s after the request; after it: "
+    print(f"sweep: {len(body['cells'])} cells queued in {started:.1f} s (the first cell's text written and "
+          f"checked in the request, the others' by their workers), all stored {time.perf_counter() - t:.1f} s after the request; after it: "
           f"{_database_sizes()}", flush=True)
 
 

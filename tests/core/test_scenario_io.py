@@ -7,6 +7,7 @@ would make of it; what kubectl prints takes the fast path.
 from __future__ import annotations
 
 import copy
+import os
 import random
 import re
 
@@ -176,3 +177,57 @@ def test_the_anchor_alias_and_tag_scan_answers_as_the_pattern(texts, scan_max, m
     found = [t for t in texts if scenario_io._node_properties(t)]
     assert found == [t for t in texts if scenario_io._NODE_PROPERTIES.search(t)]
     assert found  # (the texts hold anchors, aliases or tags to find)
+
+
+@pytest.fixture
+def parallel_parse(monkeypatch):
+    """Every List of more than one chunk parsed by three processes."""
+    monkeypatch.setattr(scenario_io, "CHUNKED_MIN_CHARS", 0)
+    monkeypatch.setattr(scenario_io, "CHUNK_CHARS", 20_000)
+    monkeypatch.setattr(scenario_io, "PARALLEL_MIN_CHARS", 0)
+    monkeypatch.setattr(scenario_io, "_processors", lambda: 3)
+
+
+DENSE_TEXT = to_yaml(generate("dense-40x60").objects)
+
+
+def test_a_list_parsed_by_several_processes_reads_as_parsed_by_one(parallel_parse) -> None:
+    import ryaml
+
+    assert parse_fast(DENSE_TEXT) == ryaml.loads_all(DENSE_TEXT)
+
+
+def _fail_in_children(monkeypatch, how):
+    parent, items_of = os.getpid(), scenario_io._items_of
+
+    def failing(text, spans):
+        if os.getpid() != parent:
+            how()
+        return items_of(text, spans)
+
+    monkeypatch.setattr(scenario_io, "_items_of", failing)
+
+
+@pytest.mark.parametrize("how", [
+    pytest.param(lambda: os._exit(9), id="a child dies"),
+    pytest.param(lambda: 1 / 0, id="a child raises"),
+    pytest.param(lambda: os.kill(os.getpid(), 9), id="a child is killed"),
+])
+def test_chunks_a_child_could_not_parse_are_parsed_by_the_loading_process(parallel_parse, monkeypatch,
+                                                                           how) -> None:
+    import ryaml
+
+    _fail_in_children(monkeypatch, how)
+    assert parse_fast(DENSE_TEXT) == ryaml.loads_all(DENSE_TEXT)
+
+
+def test_an_error_in_a_childs_chunks_is_the_error_a_single_process_gives(parallel_parse) -> None:
+    at = DENSE_TEXT.rindex("\n- ") + 1  # (the last item: a child's chunk)
+    broken = DENSE_TEXT[:at] + "- kind: Pod\n  metadata: {name: [unclosed\n" + DENSE_TEXT[at:]
+    with pytest.raises(ScenarioError) as parallel:
+        load_scenario(broken)
+    scenario_io.PARALLEL_MIN_CHARS = 10 ** 12
+    with pytest.raises(ScenarioError) as single:
+        load_scenario(broken)
+    assert str(parallel.value) == str(single.value)
+    assert "line" in str(single.value)
