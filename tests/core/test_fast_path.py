@@ -240,3 +240,23 @@ def test_domain_cache_returns_copies() -> None:
     cache = DomainCountCache()
     cache.totals("k", 1, nodes, _contribution)[0]["z0"] = 99
     assert cache.totals("k", 1, nodes, _contribution) == [{"z0": 0}]
+
+
+@pytest.mark.parametrize("size, seed", [
+    pytest.param("dense-60x300", 1, id="dense: evictions, nodes without victims"),
+    pytest.param("120x400", 3, id="the regular preset: one preemptible batch pod per highmem node"),
+])
+def test_the_dry_run_over_nodes_with_lower_priority_pods_gives_the_node_by_node_trace(
+        size, seed, monkeypatch) -> None:
+    """DryRunPreemption tries only the nodes holding a pod of lower priority (told for all
+    nodes at once); every result and preemption trace is the one the node-by-node walk gives."""
+    from scheduler_core.plugins.defaultpreemption.default_preemption import DefaultPreemption
+
+    text = to_yaml(generate(size, seed).objects)
+    batched = simulate(load_scenario(text), seed=seed, detail=True)
+    monkeypatch.setattr(DefaultPreemption, "nodes_with_lower_priority", None)
+    walked = simulate(load_scenario(text), seed=seed, detail=True)
+    assert json.dumps(batched, sort_keys=True, default=str) == json.dumps(walked, sort_keys=True, default=str)
+    traces = batched["preemptions"].values()
+    assert batched["evicted"] and any(t["candidates"] for t in traces)
+    assert any(t["rejectedNodes"] and t["evaluatedCount"] > 1 for t in traces)  # nodes without victims

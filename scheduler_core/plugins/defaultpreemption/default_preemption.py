@@ -130,6 +130,22 @@ class DefaultPreemption(Plugin):
             return None
         return _NO_VICTIMS
 
+    def nodes_with_lower_priority(self, pod: Pod, nodes: Sequence[NodeInfo]
+                                  ) -> tuple[list[bool], Status]:
+        """For each node, whether it holds a pod of lower priority than pod (no_victims_status
+        is None), for all nodes at once, and the status of the others: the dry run then
+        visits only those."""
+        cache, prio = self._lowest, pod.priority
+        out = []
+        for ni in nodes:
+            rec = cache.get(id(ni))
+            if rec is None or rec[0] is not ni or rec[1] != ni.generation:
+                if len(cache) > _LOWEST_KEPT:
+                    cache.clear()
+                rec = cache[id(ni)] = (ni, ni.generation, _lowest_priority(ni))
+            out.append(rec[2] is not None and rec[2] < prio)
+        return out, _NO_VICTIMS
+
     def select_victims_on_node(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
                                pdbs: Sequence[PDB]) -> tuple[list[Pod], int, Status, dict]:
         """SelectVictimsOnNode on a cloned state and NodeInfo: (victims, #PDB violations,

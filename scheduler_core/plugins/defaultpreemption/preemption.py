@@ -141,6 +141,10 @@ class Evaluator:
                            pdbs: Sequence[PDB], offset: int, num: int, trace: PreemptionTrace
                            ) -> tuple[list[Candidate], dict[str, Status], list[str]]:
         """Evaluator.DryRunPreemption: non-violating candidates first, then violating ones."""
+        lower = getattr(self.interface, "nodes_with_lower_priority", None)
+        if lower is not None:
+            return self._dry_run_where_victims(state, pod, potential, pdbs, offset, num, trace,
+                                               *lower(pod, potential))
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
         statuses: dict[str, Status] = {}
@@ -169,6 +173,49 @@ class Evaluator:
             if st.code == Code.Error:
                 errs.append(st.message())
             statuses[ni.name] = st
+        trace.node_statuses = statuses
+        trace.candidates = non_violating + violating
+        return non_violating + violating, statuses, errs
+
+    def _dry_run_where_victims(self, state: "CycleState", pod: Pod, potential: Sequence[NodeInfo],
+                               pdbs: Sequence[PDB], offset: int, num: int, trace: PreemptionTrace,
+                               lower: Sequence[bool], none: Status
+                               ) -> tuple[list[Candidate], dict[str, Status], list[str]]:
+        """dry_run_preemption when the plugin tells at once which nodes hold a pod of lower
+        priority (``lower``): only those are tried; every other node the walk passes (from
+        ``offset`` round, until enough candidates are found) gets ``none`` (no victims), in
+        the order the walk passes it, as the node-by-node loop gives them."""
+        n = len(potential)
+        order = list(range(offset, n)) + list(range(offset))
+        non_violating: list[Candidate] = []
+        violating: list[Candidate] = []
+        failed: dict[int, Status] = {}
+        errs: list[str] = []
+        walked = n  # how many nodes of ``order`` the walk passed
+        for pos, i in enumerate(order):
+            if not lower[i]:
+                continue
+            ni = potential[i]
+            victims, n_pdb, st, why = self.interface.select_victims_on_node(
+                state.clone(), pod, ni.clone(), pdbs)
+            if st.is_success() and victims:
+                c = Candidate(ni.name, victims, n_pdb, why)
+                bucket = non_violating if n_pdb == 0 else violating
+                if len(bucket) < num:
+                    bucket.append(c)
+                if non_violating and len(non_violating) + len(violating) >= num:
+                    walked = pos + 1
+                    break
+                continue
+            if st.is_success():
+                st = Status(Code.Error, (f'expected at least one victim pod on node "{ni.name}"',))
+            if st.code == Code.Error:
+                errs.append(st.message())
+            failed[i] = st
+        passed = order[:walked]
+        trace.evaluated = [potential[i].name for i in passed]
+        statuses = {potential[i].name: failed.get(i, none) for i in passed
+                    if i in failed or not lower[i]}
         trace.node_statuses = statuses
         trace.candidates = non_violating + violating
         return non_violating + violating, statuses, errs
