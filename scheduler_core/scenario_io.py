@@ -192,7 +192,7 @@ def _yaml11_value(text: str) -> bool:
     return any(r.search(text) is not None for r in _YAML11_VALUES)
 
 
-def _node_properties(text: str) -> bool:
+def node_properties(text: str) -> bool:
     """Whether the text may hold an anchor, alias or tag: ``&``, ``*`` or ``!`` at the text's
     or a line's start or after a blank or ``[{,:``, followed by something other than a
     blank, ``,]}`` (what _NODE_PROPERTIES matches). The indicators are found with str.find,
@@ -220,7 +220,7 @@ def _fast_yaml(text: str) -> list[Any] | None:
     might not, or when ryaml refuses it (PyYAML then decides and words the error)."""
     if _ryaml is None:
         return None
-    if _node_properties(text):
+    if node_properties(text):
         return None
     if "<<" in text:  # a merge key, perhaps
         return None
@@ -248,14 +248,16 @@ _NOT_COLUMN_0 = " \n\r#"  # a line starting with one of these is indented, blank
 _COLUMN_0 = re.compile(r"\n(?=[^ \n\r#])")
 
 
-def _list_in_chunks(text: str) -> list[Any] | None:
-    """The documents of a single-document text whose top level is a mapping with a block
-    sequence ``items:`` written at column 0 ("- " lines; kubectl's layout), its items read
-    chunk by chunk; None for any other layout (then the text is read whole). Every line
-    at column 0 must be a top-level key, an item's start, a comment or blank: an item's
-    own lines are indented, so the chunks split the text only between items. Only the
-    lines at column 0 are looked at (found by _COLUMN_0, which skips to each line break);
-    the chunks are slices of the text."""
+def list_item_starts(text: str) -> tuple[int, list[int], int] | None:
+    """Where the items of a single-document text are, when its top level is a mapping with a
+    block sequence ``items:`` written at column 0 ("- " lines; kubectl's layout): (offset of
+    the "items:" line, offset of each item's first line, offset of the first line after the
+    items); None for any other layout. Every line at column 0 must be a top-level key, an
+    item's start, a comment or blank: an item's own lines are indented, so each item is the
+    text from its start to the next one's (or to the end of the items). Only the lines at
+    column 0 are looked at (found by _COLUMN_0, which skips to each line break). A quoted
+    string running over lines could hide a line at column 0: the caller checks that the
+    text read with the items taken out is a mapping with empty items."""
     items_at = None  # offset of the "items:" line
     after_items = None  # offset of the line after "items:"
     starts: list[int] = []  # offsets of the lines that start an item
@@ -281,6 +283,16 @@ def _list_in_chunks(text: str) -> list[Any] | None:
             items_at, after_items = at, (eol + 1 if eol >= 0 else len(text))
     if items_at is None or not starts or starts[0] != after_items:
         return None
+    return items_at, starts, end
+
+
+def _list_in_chunks(text: str) -> list[Any] | None:
+    """The documents of a text in the layout list_item_starts finds, its items read chunk by
+    chunk (slices of the text); None for any other layout (then the text is read whole)."""
+    found = list_item_starts(text)
+    if found is None:
+        return None
+    items_at, starts, end = found
     docs = _ryaml.loads_all(text[:items_at] + "items: []\n" + text[end:])
     if len(docs) != 1 or not isinstance(docs[0], dict) or docs[0].get("items") != []:
         return None

@@ -10,6 +10,7 @@ everything else (memory, ephemeral-storage, pods, extended resources) in base un
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -331,3 +332,30 @@ class PodDisruptionBudget:
     min_available: int | str | None = None
     max_unavailable: int | str | None = None
     disruptions_allowed: int | None = None
+
+
+def _plain_pickling(cls: type) -> None:
+    """A frozen slots dataclass pickled as the tuple of its fields. The state functions
+    dataclasses gives such a class look its fields up again for every object: 60 µs a Pod,
+    most of the second it took to keep a loaded 5,000-node cluster for the workers."""
+    names = tuple(cls.__slots__)
+    setters = tuple(cls.__dict__[name].__set__ for name in names)
+    values = operator.attrgetter(*names) if len(names) > 1 else (
+        lambda obj, name=names[0]: (getattr(obj, name),))
+
+    def __getstate__(self):  # noqa: N807 - the pickle protocol's name
+        return values(self)
+
+    def __setstate__(self, state):  # noqa: N807
+        for put, value in zip(setters, state):
+            put(self, value)
+
+    cls.__getstate__, cls.__setstate__ = __getstate__, __setstate__
+
+
+for _cls in (LabelSelectorRequirement, LabelSelector, NodeSelectorRequirement, NodeSelectorTerm,
+             NodeSelector, PreferredSchedulingTerm, NodeAffinity, PodAffinityTerm,
+             WeightedPodAffinityTerm, PodAffinity, Affinity, Taint, Toleration,
+             TopologySpreadConstraint, ContainerPort, Container, OwnerReference, Pod,
+             ContainerImage, Node, Service, Workload, PriorityClass, PodDisruptionBudget):
+    _plain_pickling(_cls)

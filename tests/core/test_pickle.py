@@ -4,14 +4,19 @@ the same compiled paths (template caches rely on pods of one workload sharing ob
 
 import pickle
 
+import pytest
+
 from scheduler_core import load_scenario, simulate
 from tests.bench.generate import generate, to_yaml
 
 
-def test_an_unpickled_scenario_simulates_exactly_as_the_loaded_one() -> None:
-    text = to_yaml(generate("60x400", seed=7).objects)
+@pytest.mark.parametrize("size", ["60x400", "dense-40x60"])
+def test_an_unpickled_scenario_simulates_exactly_as_the_loaded_one(size) -> None:
+    text = to_yaml(generate(size, seed=7).objects)
     loaded = load_scenario(text)
     copy = pickle.loads(pickle.dumps(loaded, protocol=pickle.HIGHEST_PROTOCOL))
+    assert (copy.pods, copy.nodes, copy.workloads) == (loaded.pods, loaded.nodes, loaded.workloads)
+    assert any(p.affinity for p in copy.pods) and any(p.tolerations for p in copy.pods)
     assert simulate(copy, seed=1, detail=True) == simulate(loaded, seed=1, detail=True)
 
 

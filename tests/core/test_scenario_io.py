@@ -174,7 +174,7 @@ def test_the_split_yaml_1_1_search_finds_what_the_single_pattern_finds(texts) ->
 ], ids=["by hand", "random 3", "random 4"])
 def test_the_anchor_alias_and_tag_scan_answers_as_the_pattern(texts, scan_max, monkeypatch) -> None:
     monkeypatch.setattr(scenario_io, "_PROPERTY_SCAN_MAX", scan_max)
-    found = [t for t in texts if scenario_io._node_properties(t)]
+    found = [t for t in texts if scenario_io.node_properties(t)]
     assert found == [t for t in texts if scenario_io._NODE_PROPERTIES.search(t)]
     assert found  # (the texts hold anchors, aliases or tags to find)
 

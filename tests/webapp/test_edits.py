@@ -350,3 +350,39 @@ def test_a_node_copied_in_a_typed_list_dump_gets_its_daemonset_pod():
     placed = {p["pod"].rsplit("-", 1)[0]: p["node"] for p in engine.simulate(new)["pods"]}
     # the new node gets the DaemonSet's pod (first in file order), and web no longer fits there
     assert placed == {"kube-system/agent": "n2", "default/web": None}
+
+
+def kubectl_list():
+    """A List in kubectl's layout (items at column 0), its items written as the documents above are (flow
+    mappings) and one commented: what writing an item anew would change."""
+    items = "".join("- " + d.replace("\n", "\n  ").rstrip(" ") for d in DOCS)
+    items = items.replace("- apiVersion: scheduling.k8s.io/v1\n", "- apiVersion: scheduling.k8s.io/v1  # ours\n")
+    return "# kubectl get nodes,pods,rs,pc -o yaml\napiVersion: v1\nitems:\n" + items + \
+        "kind: List\nmetadata:\n  resourceVersion: \"\"\n"
+
+
+@pytest.mark.parametrize("name,edit,check", CASES, ids=[c[0] for c in CASES])
+def test_an_edit_of_a_kubectl_list_keeps_every_item_it_left_unchanged_as_written(name, edit, check):
+    text = kubectl_list()
+    new = edits.apply_edit(text, edit)
+    assert check(new), new
+    before, after = objects_of(text), objects_of(new)
+    rewritten = edits.dump(*edits.parse(new))  # the same objects, every item written anew
+    assert objects_of(rewritten) == after
+    assert yaml.safe_load(new) == yaml.safe_load(rewritten)
+    kept = [d for d, obj in zip(DOCS, before) if obj in after]
+    assert kept and all(("- " + d.replace("\n", "\n  ").rstrip(" ")).replace(
+        "- apiVersion: scheduling.k8s.io/v1\n", "- apiVersion: scheduling.k8s.io/v1  # ours\n") in new
+        for d in kept)
+    assert new.startswith("# kubectl get nodes,pods,rs,pc -o yaml\napiVersion: v1\nitems:\n- ")
+    assert new.endswith("kind: List\nmetadata:\n  resourceVersion: \"\"\n")
+    engine.validate(new)
+
+
+def test_a_list_whose_items_share_anchors_is_written_anew():
+    text = kubectl_list().replace("metadata: {labels: {app: web}}", "metadata: {labels: &web {app: web}}", 1)
+    text = text.replace("metadata: {name: solo, namespace: default, labels: {app: solo}}",
+                        "metadata: {name: solo, namespace: default, labels: *web}")
+    new = edits.apply_edit(text, {"op": "cordon", "node": "n2"})
+    assert "*web" not in new and "&web" not in new
+    assert find(new, "Pod", "solo")["metadata"]["labels"] == {"app": "web"}

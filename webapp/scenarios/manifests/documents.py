@@ -141,6 +141,19 @@ def dump(obj, allow_unicode=False):
                          allow_unicode=allow_unicode)
 
 
+def dump_items(items):
+    """Each item as ``dump([item])`` writes it (one "- " entry of a block sequence), written by one
+    ``_Writer`` (which remembers how it wrote each string)."""
+    writer = _Writer()
+    out = []
+    for item in items:
+        try:
+            out.append(writer.document([item]))
+        except _Unsupported:
+            out.append(dump([item]))
+    return out
+
+
 def dump_all(objects, allow_unicode=False):
     """``yaml.safe_dump_all(objects)`` the same way."""
     try:

@@ -13,6 +13,8 @@ import copy
 
 import yaml
 
+from scheduler_core.scenario_io import list_item_starts, node_properties, without_cycle_collection
+
 from .. import engine
 from . import documents, limits
 
@@ -40,7 +42,8 @@ def parse(text, read_only=False):
     try:
         docs = documents.read(text or "")  # limits are checked before aliases are expanded
         if not read_only:
-            docs = [_unshared(d) for d in docs]
+            with without_cycle_collection():  # (a million new containers: 2.2 s with it running, 0.4 s paused)
+                docs = [_unshared(d) for d in docs]
     except limits.TooLarge as e:
         raise EditError(str(e)) from e
     except yaml.YAMLError as e:
@@ -490,8 +493,10 @@ def apply_edit(text, edit, config=""):
                         f"known: {', '.join(sorted(OPS))}", object="edit", field="op")
     args = {k: v for k, v in edit.items() if k != "op"}
     objects, shape = parse(text)
-    # (what dump_keeping compares a multi-document stream's documents with; a List is written anew)
+    # (what dump_keeping compares a multi-document stream's documents with; a List's items are compared
+    # with the documents the text was read into, found by where each object was in the list)
     before = copy.deepcopy(objects) if shape[0] == "multi" else None
+    origin = {id(o): i for i, o in enumerate(objects)} if shape[0] == "list" else None
     op = edit["op"]
     try:
         if op == "add_spread":
@@ -503,7 +508,7 @@ def apply_edit(text, edit, config=""):
             OPS[op](objects, **args)
     except TypeError as e:
         raise EditError(f"{op}: wrong fields ({e})", object="edit", field="op") from e
-    new = dump_keeping(text, before, objects, shape)
+    new = dump_keeping(text, before, objects, shape, origin)
     # the engine reads the objects just written, not the text again (they read back the same)
     engine.validate(new, config, parsed=written_documents(objects, shape))
     return new
@@ -535,10 +540,16 @@ def document_spans(text):
     return spans
 
 
-def dump_keeping(text, before, objects, shape):
+def dump_keeping(text, before, objects, shape, origin=None):
     """The edited manifests, keeping what a person wrote where the edit did not reach: the
     comments the file opens with, and in a multi-document stream every document the edit left
-    unchanged, as written (comments, order, flow style). A changed document is written anew."""
+    unchanged, as written (comments, order, flow style). A changed document is written anew.
+    In a List written as kubectl writes it (items at column 0), every item the edit left
+    unchanged is kept as written too (``origin``: id of each object as parsed -> its index)."""
+    if shape[0] == "list" and origin is not None:
+        kept = _keeping_list_items(text, objects, origin)
+        if kept is not None:
+            return kept
     if shape[0] == "multi" and len(before) == len(objects):
         spans = document_spans(text)
         if len(spans) == len(objects):
@@ -555,6 +566,38 @@ def dump_keeping(text, before, objects, shape):
     new = dump(objects, shape)
     head = leading_comments(text)
     return head + new if head and not new.startswith(head) else new
+
+
+def _keeping_list_items(text, objects, origin):
+    """The List's text with its items replaced by the objects: the text of each item the edit left
+    unchanged (equal to the item as the text reads), each other item written anew; None when the text
+    is not in kubectl's layout, may tie items together through anchors, or the List ends up empty. A
+    quick edit of a 29 MB cluster wrote every item again: 3 s of its 7."""
+    if not objects or node_properties(text):
+        return None
+    found = list_item_starts(text)
+    docs = documents.read(text)  # (the documents parse() copied: read once, kept)
+    if found is None or len(docs) != 1 or not isinstance(docs[0], dict):
+        return None
+    items_at, starts, end = found
+    read = docs[0].get("items")
+    if not isinstance(read, list) or len(read) != len(starts):
+        return None
+    bounds = starts + [end]
+    out = [text[:starts[0]]]
+    changed = []  # (where in out, the object)
+    for obj in objects:
+        i = origin.get(id(obj))
+        if i is not None and obj == read[i]:
+            item = text[bounds[i]:bounds[i + 1]]
+            out.append(item if item.endswith("\n") else item + "\n")
+            continue
+        changed.append((len(out), obj))
+        out.append("")
+    for (at, _), written in zip(changed, documents.dump_items([obj for _, obj in changed])):
+        out[at] = written
+    out.append(text[end:])
+    return "".join(out)
 
 
 def apply_edits(text, edits, config=""):

@@ -139,9 +139,12 @@ def _too_deep(filename, mark):
 def json_problem(value, limit=None):
     """("depth", path) if nested deeper than `limit`, ("nul", path) if a key or string holds NUL, else None.
 
-    Iterative, so no depth can overflow it; `path` names the field, e.g. "options.labels.x".
+    Iterative, so no depth can overflow it; `path` names the field, e.g. "options.labels.x". The
+    paths are worked out only when there is a problem (building one per value took most of the time).
     """
     limit = limit or settings.MANIFEST_MAX_NESTING
+    if not _may_have_problem(value, limit):
+        return None
     stack = [(value, 1, "")]
     while stack:
         item, depth, path = stack.pop()
@@ -158,6 +161,40 @@ def json_problem(value, limit=None):
                     return "nul", child_path
                 stack.append((child, depth + 1, child_path))
     return None
+
+
+def _may_have_problem(value, limit):
+    """Whether json_problem would find something: the same walk, without paths (exact types first:
+    parsed documents hold nothing else)."""
+    stack = [(value, 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item, depth = pop()
+        kind = type(item)
+        if kind is not dict and kind is not list:
+            if isinstance(item, (dict, list)):
+                kind = dict if isinstance(item, dict) else list
+            elif isinstance(item, str) and "\x00" in item:
+                return True
+            else:
+                continue
+        if depth > limit:
+            return True
+        if kind is dict:
+            for key in item:
+                if type(key) is not str or "\x00" in key:
+                    if isinstance(key, str) and "\x00" in key:
+                        return True
+            item = item.values()
+        depth += 1
+        for child in item:
+            kind = type(child)
+            if kind is str:
+                if "\x00" in child:
+                    return True
+            elif kind is dict or kind is list or isinstance(child, (dict, list, str)):
+                push((child, depth))
+    return False
 
 
 PREVIEW_LINES = 200
