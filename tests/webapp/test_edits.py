@@ -4,7 +4,7 @@ import pytest
 import yaml
 
 from webapp.scenarios import engine
-from webapp.scenarios.manifests import edits
+from webapp.scenarios.manifests import documents, edits
 
 NODE = """\
 apiVersion: v1
@@ -155,6 +155,7 @@ def test_it_applies_each_edit_and_keeps_the_shape(shape, name, edit, check):
     text = SHAPES[shape]()
     new = edits.apply_edit(text, edit)
     assert check(new), new
+    assert documents.read(new) == documents.parse(new)  # (kept for the next edit: what reading it gives)
     engine.validate(new)  # still a scenario the engine accepts
     assert ("kind: List" in new) == (shape == "list")
 
@@ -374,6 +375,8 @@ def test_an_edit_of_a_kubectl_list_keeps_every_item_it_left_unchanged_as_written
     assert kept and all(("- " + d.replace("\n", "\n  ").rstrip(" ")).replace(
         "- apiVersion: scheduling.k8s.io/v1\n", "- apiVersion: scheduling.k8s.io/v1  # ours\n") in new
         for d in kept)
+    # the documents kept for the next edit of the new text are the ones reading it gives
+    assert documents.read(new) == documents.parse(new)
     assert new.startswith("# kubectl get nodes,pods,rs,pc -o yaml\napiVersion: v1\nitems:\n- ")
     assert new.endswith("kind: List\nmetadata:\n  resourceVersion: \"\"\n")
     engine.validate(new)

@@ -78,6 +78,15 @@ def read(text, filename="scenario.yaml", stored=False):
     return docs
 
 
+def remember(text, docs):
+    """Keep `docs` as what ``read`` gives for `text`: the documents a quick edit wrote the text from
+    (checked by the engine's load), so the next edit of the draft does not parse its text again."""
+    global _latest
+    k = engine.text_key(text)
+    with _lock:
+        _latest = (k, [d for d in docs if d is not None])
+
+
 _memo = OrderedDict()  # (name, key of a text) -> what was computed from it
 MEMO_SIZE = 32
 

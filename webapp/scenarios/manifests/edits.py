@@ -43,7 +43,7 @@ def parse(text, read_only=False):
         docs = documents.read(text or "")  # limits are checked before aliases are expanded
         if not read_only:
             with without_cycle_collection():  # (a million new containers: 2.2 s with it running, 0.4 s paused)
-                docs = [_unshared(d) for d in docs]
+                docs = [_unshared(d) for d in docs]  # (apply_edit pauses it throughout; this is for other callers)
     except limits.TooLarge as e:
         raise EditError(str(e)) from e
     except yaml.YAMLError as e:
@@ -487,7 +487,14 @@ def describe(edit):
 
 
 def apply_edit(text, edit, config=""):
-    """New manifests text after one edit dict; raises EditError / engine.ScenarioInvalid."""
+    """New manifests text after one edit dict; raises EditError / engine.ScenarioInvalid. Python's cycle
+    collector is paused meanwhile: an edit of a large cluster allocates millions of containers and makes
+    no cycles, and each full collection it set off walked all of them (a second or more at 5,000 nodes)."""
+    with without_cycle_collection():
+        return _apply_edit(text, edit, config)
+
+
+def _apply_edit(text, edit, config):
     if not isinstance(edit, dict) or not isinstance(edit.get("op"), str) or edit["op"] not in OPS:
         raise EditError(f"unknown edit op {edit.get('op') if isinstance(edit, dict) else edit!r}; "
                         f"known: {', '.join(sorted(OPS))}", object="edit", field="op")
@@ -509,8 +516,11 @@ def apply_edit(text, edit, config=""):
     except TypeError as e:
         raise EditError(f"{op}: wrong fields ({e})", object="edit", field="op") from e
     new = dump_keeping(text, before, objects, shape, origin)
-    # the engine reads the objects just written, not the text again (they read back the same)
-    engine.validate(new, config, parsed=written_documents(objects, shape))
+    # the engine reads the objects just written, not the text again (they read back the same), and so does
+    # the next edit of this text
+    written = written_documents(objects, shape)
+    engine.validate(new, config, parsed=written)
+    documents.remember(new, written)
     return new
 
 
