@@ -220,22 +220,33 @@ def _fast_yaml(text: str) -> list[Any] | None:
     might not, or when ryaml refuses it (PyYAML then decides and words the error)."""
     if _ryaml is None:
         return None
-    if node_properties(text):
-        return None
     if "<<" in text:  # a merge key, perhaps
         return None
     if _flow_depth_bound(text) > _RYAML_MAX_DEPTH:
         return None
-    if _yaml11_value(text):
-        return None
     try:
         if len(text) >= CHUNKED_MIN_CHARS:
-            docs = _list_in_chunks(text)
+            docs = _list_in_chunks(text)  # (each chunk checked by the process that reads it)
+            if docs is REFUSED:
+                return None
             if docs is not None:
                 return docs
+        if _refused(text):
+            return None
         return _ryaml.loads_all(text)
     except Exception:  # noqa: BLE001 - any doubt goes to the PyYAML path
         return None
+
+
+# What a chunked read gives when a chunk may read differently in YAML 1.1 (_refused).
+REFUSED = "refused"
+
+
+def _refused(text: str) -> bool:
+    """Whether the text goes to PyYAML: an anchor, alias or tag, or a plain value YAML 1.1
+    reads differently. Both checks look within lines only, so a text cut at line starts
+    is refused exactly when one of its pieces is."""
+    return node_properties(text) or _yaml11_value(text)
 
 
 # A large ``kind: List`` as kubectl writes it is read a few thousand items at a time: ryaml
@@ -286,14 +297,18 @@ def list_item_starts(text: str) -> tuple[int, list[int], int] | None:
     return items_at, starts, end
 
 
-def _list_in_chunks(text: str) -> list[Any] | None:
+def _list_in_chunks(text: str) -> list[Any] | str | None:
     """The documents of a text in the layout list_item_starts finds, its items read chunk by
-    chunk (slices of the text); None for any other layout (then the text is read whole)."""
+    chunk (slices of the text), each checked (_refused) by the process that reads it: REFUSED
+    when one is refused; None for any other layout (then the text is read whole)."""
     found = list_item_starts(text)
     if found is None:
         return None
     items_at, starts, end = found
-    docs = _ryaml.loads_all(text[:items_at] + "items: []\n" + text[end:])
+    rest = text[:items_at] + "items: []\n" + text[end:]
+    if _refused(rest):
+        return REFUSED
+    docs = _ryaml.loads_all(rest)
     if len(docs) != 1 or not isinstance(docs[0], dict) or docs[0].get("items") != []:
         return None
     spans: list[tuple[int, int]] = []  # the chunks: a few thousand whole items each
@@ -304,18 +319,21 @@ def _list_in_chunks(text: str) -> list[Any] | None:
             spans.append((bounds[first], bounds[k]))
             first = k
     items = _items_of_chunks(text, spans)
-    if items is None:
-        return None
+    if items is None or items is REFUSED:
+        return items
     docs[0]["items"] = items
     return docs
 
 
-def _items_of(text: str, spans: list[tuple[int, int]]) -> list[Any] | None:
+def _items_of(text: str, spans: list[tuple[int, int]]) -> list[Any] | str | None:
     """The items of the chunks (each a block sequence), in order; None when a chunk is not
-    one sequence. Raises what ryaml raises."""
+    one sequence, REFUSED when one is refused. Raises what ryaml raises."""
     items: list[Any] = []
     for start, end in spans:
-        part = _ryaml.loads_all(text[start:end])
+        chunk = text[start:end]
+        if _refused(chunk):
+            return REFUSED
+        part = _ryaml.loads_all(chunk)
         if len(part) != 1 or not isinstance(part[0], list):
             return None
         items.extend(part[0])
@@ -333,7 +351,7 @@ PARALLEL_MIN_CHARS = 16_000_000
 PARSE_PROCESSES = 4
 
 
-def _items_of_chunks(text: str, spans: list[tuple[int, int]]) -> list[Any] | None:
+def _items_of_chunks(text: str, spans: list[tuple[int, int]]) -> list[Any] | str | None:
     """_items_of, shared with forked children when the text is large and processors are free."""
     children = min(_processors(), PARSE_PROCESSES, len(spans)) - 1
     if len(text) < PARALLEL_MIN_CHARS or children < 1:
@@ -349,22 +367,22 @@ def _items_of_chunks(text: str, spans: list[tuple[int, int]]) -> list[Any] | Non
     cuts.append(len(spans))
     groups = [spans[cuts[i]:cuts[i + 1]] for i in range(len(cuts) - 1)]
     started = [_fork_parser(text, group) if group else None for group in groups[1:]]
+    waiting = list(zip(groups[1:], started))  # children not reaped yet
     try:
         items = _items_of(text, groups[0])
-    except BaseException:
-        for child in started:
+        while waiting and items is not None and items is not REFUSED:
+            group, child = waiting.pop(0)
+            part = _reap(child)
+            if part is _FAILED:  # the child could not: read its chunks here
+                part = _items_of(text, group)
+            if part is None or part == REFUSED:  # (a str after pickling: equal, not the same)
+                items = None if part is None else REFUSED
+            else:
+                items.extend(part)
+        return items
+    finally:
+        for _, child in waiting:  # (no use for their items, or an error here)
             _reap(child, kill=True)
-        raise
-    parts = [_reap(child) for child in started]
-    if items is None:
-        return None
-    for group, part in zip(groups[1:], parts):
-        if part is None and group:  # the child could not: parse its chunks here
-            part = _items_of(text, group)
-            if part is None:
-                return None
-        items.extend(part or ())
-    return items
 
 
 def _processors() -> int:
@@ -377,9 +395,8 @@ def _processors() -> int:
 
 
 def _fork_parser(text: str, spans: list[tuple[int, int]]) -> tuple[int, int] | None:
-    """(pid, read end of a pipe) of a forked child that writes the pickled items of the
-    chunks ((True, items), or (False, None) when they are not a List's items) and exits;
-    None when no child could be started."""
+    """(pid, read end of a pipe) of a forked child that writes what _items_of gives for the
+    chunks, pickled, and exits; None when no child could be started."""
     try:
         read_end, write_end = os.pipe()
     except OSError:
@@ -394,8 +411,7 @@ def _fork_parser(text: str, spans: list[tuple[int, int]]) -> tuple[int, int] | N
         code = 1
         try:
             os.close(read_end)
-            items = _items_of(text, spans)
-            data = memoryview(pickle.dumps((items is not None, items), pickle.HIGHEST_PROTOCOL))
+            data = memoryview(pickle.dumps(_items_of(text, spans), pickle.HIGHEST_PROTOCOL))
             while data:
                 data = data[os.write(write_end, data):]
             code = 0
@@ -405,11 +421,14 @@ def _fork_parser(text: str, spans: list[tuple[int, int]]) -> tuple[int, int] | N
     return pid, read_end
 
 
-def _reap(child: tuple[int, int] | None, kill: bool = False) -> list[Any] | None:
-    """The items the child parsed (None if it failed or there is none); the child is waited
-    for (killed first with ``kill``) and its pipe closed."""
+_FAILED = object()  # what _reap gives for a child that did not answer
+
+
+def _reap(child: tuple[int, int] | None, kill: bool = False) -> Any:
+    """What _items_of gave in the child, or _FAILED (it failed, was killed, or never
+    started); the child is waited for (killed first with ``kill``) and its pipe closed."""
     if child is None:
-        return None
+        return _FAILED
     pid, read_end = child
     data = b""
     try:
@@ -427,12 +446,11 @@ def _reap(child: tuple[int, int] | None, kill: bool = False) -> list[Any] | None
         except ChildProcessError:
             status = -1
     if kill or status != 0 or not data:
-        return None
+        return _FAILED
     try:
-        ok, items = pickle.loads(data)
-    except Exception:  # noqa: BLE001 - a child's output that does not read back: parse here
-        return None
-    return items if ok else None
+        return pickle.loads(data)
+    except Exception:  # noqa: BLE001 - a child's output that does not read back: read here
+        return _FAILED
 
 
 # ryaml refuses nesting deeper than this, but only after work quadratic in the depth (100,000

@@ -231,3 +231,19 @@ def test_an_error_in_a_childs_chunks_is_the_error_a_single_process_gives(paralle
         load_scenario(broken)
     assert str(parallel.value) == str(single.value)
     assert "line" in str(single.value)
+
+
+def _with(text: str, where: str, what: str) -> str:
+    if where == "the List's own fields":
+        return text.replace("kind: List\n", f"kind: List\nnote: {what}\n", 1)
+    at = text.index("\n- ", 1) + 1 if where == "the first item" else text.rindex("\n- ") + 1
+    return text[:at] + f"- kind: Namespace\n  metadata: {{name: extra, labels: {{x: {what}}}}}\n" + text[at:]
+
+
+@pytest.mark.parametrize("what", ["yes", "0777", "&anchor a"], ids=["1.1 boolean", "1.1 octal", "anchor"])
+@pytest.mark.parametrize("where", ["the first item", "the last item", "the List's own fields"])
+def test_a_large_list_with_what_yaml_1_1_reads_differently_anywhere_goes_to_pyyaml(
+        parallel_parse, where, what) -> None:
+    text = _with(DENSE_TEXT, where, what)
+    assert _fast_yaml(text) is None
+    assert _fast_yaml(DENSE_TEXT) is not None

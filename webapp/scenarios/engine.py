@@ -21,6 +21,8 @@ import scheduler_core
 from scheduler_core.workloads import MAX_PODS  # noqa: F401 - the quick edit's bound on replicas
 from scheduler_core.k8s.quantity import QuantityError, parse_quantity
 from scheduler_core.scenario_io import parse_fast as _engine_parse_fast
+# what a quick edit uses to keep a List's unchanged items as written, and while it copies and writes
+from scheduler_core.scenario_io import list_item_starts, node_properties, without_cycle_collection  # noqa: F401
 from .manifests import limits
 
 log = logging.getLogger(__name__)

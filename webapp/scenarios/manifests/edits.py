@@ -13,8 +13,6 @@ import copy
 
 import yaml
 
-from scheduler_core.scenario_io import list_item_starts, node_properties, without_cycle_collection
-
 from .. import engine
 from . import documents, limits
 
@@ -42,7 +40,7 @@ def parse(text, read_only=False):
     try:
         docs = documents.read(text or "")  # limits are checked before aliases are expanded
         if not read_only:
-            with without_cycle_collection():  # (a million new containers: 2.2 s with it running, 0.4 s paused)
+            with engine.without_cycle_collection():  # (a million new containers: 2.2 s with it running, 0.4 s paused)
                 docs = [_unshared(d) for d in docs]  # (apply_edit pauses it throughout; this is for other callers)
     except limits.TooLarge as e:
         raise EditError(str(e)) from e
@@ -490,7 +488,7 @@ def apply_edit(text, edit, config=""):
     """New manifests text after one edit dict; raises EditError / engine.ScenarioInvalid. Python's cycle
     collector is paused meanwhile: an edit of a large cluster allocates millions of containers and makes
     no cycles, and each full collection it set off walked all of them (a second or more at 5,000 nodes)."""
-    with without_cycle_collection():
+    with engine.without_cycle_collection():
         return _apply_edit(text, edit, config)
 
 
@@ -583,9 +581,9 @@ def _keeping_list_items(text, objects, origin):
     unchanged (equal to the item as the text reads), each other item written anew; None when the text
     is not in kubectl's layout, may tie items together through anchors, or the List ends up empty. A
     quick edit of a 29 MB cluster wrote every item again: 3 s of its 7."""
-    if not objects or node_properties(text):
+    if not objects or engine.node_properties(text):
         return None
-    found = list_item_starts(text)
+    found = engine.list_item_starts(text)
     docs = documents.read(text)  # (the documents parse() copied: read once, kept)
     if found is None or len(docs) != 1 or not isinstance(docs[0], dict):
         return None
