@@ -347,13 +347,22 @@ def _items_of(text: str, spans: list[tuple[int, int]]) -> list[Any] | str | None
 # A child only parses, pickles and writes; anything that goes wrong with one (it fails,
 # dies, or cannot be started here) leaves its chunks to this process, which parses them
 # itself as before. dense-1000 (52 MB) on 2 processors: 6.8 s → 5.8 s to load.
+# WHATIF_PARSE_PROCESSES sets how many processes at most (1: no child, e.g. where memory is
+# short: each child holds its share of the items while it runs).
 PARALLEL_MIN_CHARS = 16_000_000
 PARSE_PROCESSES = 4
 
 
+def _parse_processes() -> int:
+    try:
+        return max(1, int(os.environ.get("WHATIF_PARSE_PROCESSES", PARSE_PROCESSES)))
+    except ValueError:
+        return PARSE_PROCESSES
+
+
 def _items_of_chunks(text: str, spans: list[tuple[int, int]]) -> list[Any] | str | None:
     """_items_of, shared with forked children when the text is large and processors are free."""
-    children = min(_processors(), PARSE_PROCESSES, len(spans)) - 1
+    children = min(_processors(), _parse_processes(), len(spans)) - 1
     if len(text) < PARALLEL_MIN_CHARS or children < 1:
         return _items_of(text, spans)
     # a child's share f: 1.35 f (parse, pickle) = 1 - k f + 0.12 k f (this process's parse, unpickle)

@@ -247,3 +247,18 @@ def test_a_large_list_with_what_yaml_1_1_reads_differently_anywhere_goes_to_pyya
     text = _with(DENSE_TEXT, where, what)
     assert _fast_yaml(text) is None
     assert _fast_yaml(DENSE_TEXT) is not None
+
+
+@pytest.mark.parametrize("setting, forks", [("1", 0), ("2", 1), ("x", 2), (None, 2)])
+def test_whatif_parse_processes_bounds_the_forked_readers(parallel_parse, monkeypatch, setting, forks) -> None:
+    import ryaml
+
+    started = []
+    fork_parser = scenario_io._fork_parser
+    monkeypatch.setattr(scenario_io, "_fork_parser", lambda *a: started.append(1) or fork_parser(*a))
+    if setting is None:
+        monkeypatch.delenv("WHATIF_PARSE_PROCESSES", raising=False)
+    else:
+        monkeypatch.setenv("WHATIF_PARSE_PROCESSES", setting)
+    assert parse_fast(DENSE_TEXT) == ryaml.loads_all(DENSE_TEXT)
+    assert len(started) == forks  # (three processors in this fixture: at most two children)

@@ -32,6 +32,8 @@ def test_it_edits_runs_and_compares_a_draft(page, live_server, celery_worker_pro
 
     # Live validation names the object and field while typing.
     editor = page.locator("#id_draft_manifests")  # the form's field, which the code editor keeps up to date
+    # (the swapped-in field gets its code editor once htmx has settled, a moment after the message shows)
+    page.wait_for_function("() => document.getElementById('id_draft_manifests').codeEditor !== undefined")
     text = editor.input_value()
     assert "maxSkew: 4" in text
     page.evaluate("""() => {  // a change in the code editor, as typing makes one
