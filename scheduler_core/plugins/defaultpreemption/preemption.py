@@ -158,21 +158,11 @@ class Evaluator:
             if st is not None:
                 statuses[ni.name] = st
                 continue
-            victims, n_pdb, st, why = self.interface.select_victims_on_node(
-                state.clone(), pod, ni.clone(), pdbs)
-            if st.is_success() and victims:
-                c = Candidate(ni.name, victims, n_pdb, why)
-                bucket = non_violating if n_pdb == 0 else violating
-                if len(bucket) < num:
-                    bucket.append(c)
-                if non_violating and len(non_violating) + len(violating) >= num:
-                    break
-                continue
-            if st.is_success():
-                st = Status(Code.Error, (f'expected at least one victim pod on node "{ni.name}"',))
-            if st.code == Code.Error:
-                errs.append(st.message())
-            statuses[ni.name] = st
+            st, enough = self._try_node(state, pod, ni, pdbs, num, non_violating, violating, errs)
+            if enough:
+                break
+            if st is not None:
+                statuses[ni.name] = st
         trace.node_statuses = statuses
         trace.candidates = non_violating + violating
         return non_violating + violating, statuses, errs
@@ -196,22 +186,12 @@ class Evaluator:
             if not lower[i]:
                 continue
             ni = potential[i]
-            victims, n_pdb, st, why = self.interface.select_victims_on_node(
-                state.clone(), pod, ni.clone(), pdbs)
-            if st.is_success() and victims:
-                c = Candidate(ni.name, victims, n_pdb, why)
-                bucket = non_violating if n_pdb == 0 else violating
-                if len(bucket) < num:
-                    bucket.append(c)
-                if non_violating and len(non_violating) + len(violating) >= num:
-                    walked = pos + 1
-                    break
-                continue
-            if st.is_success():
-                st = Status(Code.Error, (f'expected at least one victim pod on node "{ni.name}"',))
-            if st.code == Code.Error:
-                errs.append(st.message())
-            failed[i] = st
+            st, enough = self._try_node(state, pod, ni, pdbs, num, non_violating, violating, errs)
+            if enough:
+                walked = pos + 1
+                break
+            if st is not None:
+                failed[i] = st
         passed = order[:walked]
         trace.evaluated = [potential[i].name for i in passed]
         statuses = {potential[i].name: failed.get(i, none) for i in passed
@@ -219,6 +199,26 @@ class Evaluator:
         trace.node_statuses = statuses
         trace.candidates = non_violating + violating
         return non_violating + violating, statuses, errs
+
+    def _try_node(self, state: "CycleState", pod: Pod, ni: NodeInfo, pdbs: Sequence[PDB],
+                  num: int, non_violating: list[Candidate], violating: list[Candidate],
+                  errs: list[str]) -> tuple[Status | None, bool]:
+        """One node of the dry run, on clones of the state and the node: a node with victims
+        becomes a candidate in its bucket (``non_violating`` or ``violating``, each kept to
+        ``num``), and the second value says whether the walk has enough and stops; otherwise
+        the node's status is returned (an Error's message also goes to ``errs``)."""
+        victims, n_pdb, st, why = self.interface.select_victims_on_node(
+            state.clone(), pod, ni.clone(), pdbs)
+        if st.is_success() and victims:
+            bucket = non_violating if n_pdb == 0 else violating
+            if len(bucket) < num:
+                bucket.append(Candidate(ni.name, victims, n_pdb, why))
+            return None, bool(non_violating) and len(non_violating) + len(violating) >= num
+        if st.is_success():
+            st = Status(Code.Error, (f'expected at least one victim pod on node "{ni.name}"',))
+        if st.code == Code.Error:
+            errs.append(st.message())
+        return st, False
 
     def select_candidate(self, candidates: Sequence[Candidate], trace: PreemptionTrace
                          ) -> Candidate | None:
