@@ -215,10 +215,10 @@ class ColumnarScheduler:
         d.reasons = reasons
         unschedulable = np.sort(unschedulable)
         names = table.names
-        st_of = fr.statuses(unschedulable) if len(unschedulable) else ()
+        ids = fr.statuses(unschedulable).tolist() if len(unschedulable) else []
         d.unschedulable_nodes = [names[i] for i in unschedulable.tolist()]
-        d.node_to_status = {n: statuses.get(int(s)) for n, s in zip(d.unschedulable_nodes,
-                                                                   st_of)}
+        of_id = {s: statuses.get(s) for s in set(ids)}
+        d.node_to_status = dict(zip(d.unschedulable_nodes, map(of_id.__getitem__, ids)))
 
     def _select(self, totals: np.ndarray) -> int:
         """selectHost: the highest total; one draw among the tied (see schedule_one.py)."""

@@ -136,14 +136,17 @@ class DefaultPreemption(Plugin):
         is None), for all nodes at once, and the status of the others: the dry run then
         visits only those."""
         cache, prio = self._lowest, pod.priority
+        get = cache.get
         out = []
+        append = out.append
         for ni in nodes:
-            rec = cache.get(id(ni))
+            rec = get(id(ni))
             if rec is None or rec[0] is not ni or rec[1] != ni.generation:
                 if len(cache) > _LOWEST_KEPT:
                     cache.clear()
                 rec = cache[id(ni)] = (ni, ni.generation, _lowest_priority(ni))
-            out.append(rec[2] is not None and rec[2] < prio)
+            lowest = rec[2]
+            append(lowest is not None and lowest < prio)
         return out, _NO_VICTIMS
 
     def select_victims_on_node(self, state: "CycleState", pod: Pod, node_info: NodeInfo,

@@ -49,10 +49,25 @@ def _candidate_json(c: Candidate, trace: PreemptionTrace,
 
 def _rejected(trace: PreemptionTrace) -> list[dict]:
     """Dry runs that found no victims, grouped by verdict (nodes in dry-run order)."""
-    groups: dict = {}
+    # Most nodes share one Status object: group by identity first (hashing a Status walks
+    # its reasons), then by equality, keeping each group's nodes in dry-run order.
+    by_id: dict[int, tuple] = {}
     for name, st in trace.node_statuses.items():
-        groups.setdefault(st, []).append(name)
-    return rejected_json((st, len(names), names) for st, names in groups.items())
+        found = by_id.get(id(st))
+        if found is None:
+            found = by_id[id(st)] = (st, [])
+        found[1].append(name)
+    groups: dict = {}
+    for st, names in by_id.values():
+        groups.setdefault(st, []).append(names)
+    out = []
+    for st, parts in groups.items():
+        if len(parts) == 1:
+            names = parts[0]
+        else:  # equal statuses in distinct objects: their nodes in dry-run order
+            names = [n for n, s in trace.node_statuses.items() if s == st]
+        out.append((st, len(names), names))
+    return rejected_json(out)
 
 
 def trace_to_json(trace: PreemptionTrace) -> dict:

@@ -193,9 +193,14 @@ class Evaluator:
             if st is not None:
                 failed[i] = st
         passed = order[:walked]
-        trace.evaluated = [potential[i].name for i in passed]
-        statuses = {potential[i].name: failed.get(i, none) for i in passed
-                    if i in failed or not lower[i]}
+        names = trace.potential_nodes if len(trace.potential_nodes) == n else \
+            [ni.name for ni in potential]
+        trace.evaluated = [names[i] for i in passed]
+        if failed:
+            statuses = {names[i]: failed.get(i, none) for i in passed
+                        if i in failed or not lower[i]}
+        else:  # (the usual case: every node tried gave a candidate)
+            statuses = dict.fromkeys((names[i] for i in passed if not lower[i]), none)
         trace.node_statuses = statuses
         trace.candidates = non_violating + violating
         return non_violating + violating, statuses, errs

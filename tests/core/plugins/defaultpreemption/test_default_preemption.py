@@ -279,3 +279,34 @@ NUM_CANDIDATES_CASES = [
 def test_calculate_num_candidates(name, pct, absolute, num_nodes, want) -> None:
     pl = DefaultPreemption(DefaultPreemptionArgs(pct, absolute), FakeHandle([], []))
     assert pl.calculate_num_candidates(num_nodes) == want
+
+
+def _statuses_json(node_statuses: list[tuple[str, Status]]) -> list[tuple]:
+    from scheduler_core.plugins.defaultpreemption.explain import trace_to_json
+    from scheduler_core.plugins.defaultpreemption.preemption import PreemptionTrace
+    trace = PreemptionTrace()
+    trace.node_statuses = dict(node_statuses)
+    return [(g["reasons"], g["count"], g["nodes"]) for g in trace_to_json(trace)["rejectedNodes"]]
+
+
+@pytest.mark.parametrize("node_statuses, want", [
+    ([], []),
+    # one shared status object
+    ([("n1", Status(Code.Unschedulable, ("a",)))], [(["a"], 1, ["n1"])]),
+    # equal statuses in distinct objects, interleaved with another: one group, dry-run order
+    ([("n1", Status(Code.Unschedulable, ("a",))), ("n2", Status(Code.Unschedulable, ("b",))),
+      ("n3", Status(Code.Unschedulable, ("a",))), ("n4", Status(Code.Unschedulable, ("a",)))],
+     [(["a"], 3, ["n1", "n3", "n4"]), (["b"], 1, ["n2"])]),
+    # same reasons, different codes stay apart
+    ([("n1", Status(Code.Unschedulable, ("a",))), ("n2", Status(Code.Error, ("a",)))],
+     [(["a"], 1, ["n2"]), (["a"], 1, ["n1"])]),  # (Error sorts before Unschedulable)
+])
+def test_rejected_nodes_group_equal_verdicts_in_dry_run_order(node_statuses, want) -> None:
+    assert _statuses_json(node_statuses) == want
+
+
+def test_rejected_nodes_share_one_verdict_object_across_many_nodes() -> None:
+    shared = Status(Code.Unschedulable, ("no victims",))
+    other = Status(Code.Unschedulable, ("no victims",))
+    rows = [(f"n{i}", shared if i % 3 else other) for i in range(9)]
+    assert _statuses_json(rows) == [(["no victims"], 9, [f"n{i}" for i in range(9)])]
