@@ -189,13 +189,18 @@ class _Builder:
         """Resolve priorities, drop unschedulable pods, expand workloads: the Scenario."""
         cfg, cfg_warnings = self._configuration(config_text, config_filename)
         classes = {**SYSTEM_PRIORITY_CLASSES, **self.classes}
-        pods = [(o, d, _resolve_priority(d, p, classes)) for o, d, p in self.raw_pods]
+        # Each pod is given its position in the file's pods as its index; the pods keep it
+        # when the final order is the same (nothing dropped or added before them, the usual
+        # case), so that most pods are copied once rather than twice.
+        pods = [(o, d, _resolve_priority(d, p, classes, file_index=k))
+                for k, (o, d, p) in enumerate(self.raw_pods)]
         workloads = [(o, replace(w, template=_resolve_template(w, classes, self.file)), ts)
                      for o, w, ts in self.workloads + self._deployment_replica_sets()]
         pods = self._keep_schedulable(pods)
         daemon_pods = self._daemon_set_pods(classes, [p for _, p in pods])
         ordered = expand_workloads(pods, workloads, daemon_pods, self.file)
-        final = tuple(t.replace_pod(p, file_index=i) for i, p in enumerate(ordered))
+        final = tuple(p if p.file_index == i else t.replace_pod(p, file_index=i)
+                      for i, p in enumerate(ordered))
         self._report_added(ordered)
         self._foreign_schedulers(final, cfg)
         self._removed_versions()
@@ -462,7 +467,7 @@ def _raw_pod(name: str, ns: str, fields: dict) -> t.Pod:
 
 
 def _resolve_priority(d: Decoder, pod: t.Pod, classes: Mapping[str, t.PriorityClass],
-                      spec_path: str = "spec") -> t.Pod:
+                      spec_path: str = "spec", file_index: int | None = None) -> t.Pod:
     """Priority admission: spec.priority, else the named class, else the global default."""
     prio, policy = pod.priority, pod.preemption_policy
     cls = None
@@ -477,7 +482,9 @@ def _resolve_priority(d: Decoder, pod: t.Pod, classes: Mapping[str, t.PriorityCl
         prio = cls.value if cls else 0
     if policy is None:
         policy = cls.preemption_policy if cls else t.PREEMPT_LOWER_PRIORITY
-    return t.replace_pod(pod, priority=prio, preemption_policy=policy)
+    if file_index is None:
+        return t.replace_pod(pod, priority=prio, preemption_policy=policy)
+    return t.replace_pod(pod, priority=prio, preemption_policy=policy, file_index=file_index)
 
 
 def _resolve_template(w: t.Workload, classes: Mapping[str, t.PriorityClass],

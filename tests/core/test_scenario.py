@@ -542,3 +542,27 @@ def test_pod_status_start_time_and_disruption_target_are_read() -> None:
     p = s.pods[0]
     assert (p.start_time, p.disruption_target_reason) == (1795168800.0, "PreemptionByScheduler")
     assert load_scenario(pod_yaml()).pods[0].start_time is None
+
+
+def test_pods_writing_the_same_affinity_share_one_decoded_value() -> None:
+    aff = ("affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+           "[{topologyKey: z, labelSelector: {matchLabels: {app: %s}}}]}}")
+    text = "\n---".join(pod_yaml(n, aff % app) for n, app in
+                        (("a", "web"), ("b", "web"), ("c", "db")))
+    a, b, c = sorted(load_scenario(text).pods, key=lambda p: p.name)
+    assert a.affinity is b.affinity
+    assert c.affinity != a.affinity
+
+
+@pytest.mark.parametrize("first, second, path", [
+    ("'1'", "1", "spec.tolerations[0].value"),  # a string, then the same digits as a number
+    ("'true'", "true", "spec.tolerations[0].value"),
+    ("'1.5'", "1.5", "spec.tolerations[0].value"),
+])
+def test_equal_looking_values_of_another_type_are_decoded_on_their_own(first, second,
+                                                                        path) -> None:
+    text = (pod_yaml("a", f"tolerations: [{{key: k, value: {first}}}]") + "\n---" +
+            pod_yaml("b", f"tolerations: [{{key: k, value: {second}}}]"))
+    with pytest.raises(ScenarioError) as e:
+        load_scenario(text)
+    assert str(e.value).startswith(f"scenario.yaml: Pod default/b: {path}: must be a string")
