@@ -42,9 +42,11 @@ class ColumnarSimulation(Simulation):
                          for name, fwk in self.frameworks.items()}
         self.cscheduler = ColumnarScheduler(self.scheduler, self.ctx, self.nominator)
         self.snapshot = Snapshot(self.node_infos.values())
+        self.snapshot.changed = []
         for fwk in self.frameworks.values():
             fwk.set_snapshot(self.snapshot)
-        self._affinity_lists_stale = False
+        self._listed = 0  # how much of snapshot.changed _refresh_snapshot has looked at
+        self._members = None  # the affinity lists, and the ids of their NodeInfos
 
     # --- the cycle's hooks ----------------------------------------------------------------
     def _new_record(self) -> ColumnarRecord:
@@ -90,23 +92,37 @@ class ColumnarSimulation(Simulation):
     # --- keeping the table, the NodeInfos and the Snapshot in step -------------------------
     def _bound(self, node: str, pi: PodInfo) -> None:
         self.ctx.table.add_pod(self.ctx.table.index[node], pi)
-        self._affinity_lists_stale |= _has_affinity(pi)
+        self.snapshot.changed.append(self.node_infos[node])
 
     def _removed(self, node: str, victim: Pod) -> None:
-        pi = new_pod_info(victim)
-        self.ctx.table.remove_pod(self.ctx.table.index[node], pi)
-        self._affinity_lists_stale |= _has_affinity(pi)
+        self.ctx.table.remove_pod(self.ctx.table.index[node], new_pod_info(victim))
+        self.snapshot.changed.append(self.node_infos[node])
 
     def _refresh_snapshot(self) -> None:
-        """The Snapshot's "nodes with pods with (anti-)affinity" lists, after a change."""
-        if not self._affinity_lists_stale:
-            return
+        """The Snapshot's "nodes with pods with (anti-)affinity" lists, after a change: the
+        lists hold the NodeInfos themselves, so they are rebuilt only when a node changed
+        since the last refresh has joined or left one of them."""
         s = self.snapshot
+        log = s.changed
+        if self._listed == len(log):
+            return
+        changed = log[self._listed:]
+        self._listed = len(log)
+        listed = (s.have_pods_with_affinity_node_info_list,
+                  s.have_pods_with_required_anti_affinity_node_info_list)
+        members = self._members
+        if members is None or members[0] is not listed[0] or members[1] is not listed[1]:
+            members = self._members = (listed[0], listed[1], {id(ni) for ni in listed[0]},
+                                       {id(ni) for ni in listed[1]})
+        if all(bool(ni.pods_with_affinity) == (id(ni) in members[2]) and
+               bool(ni.pods_with_required_anti_affinity) == (id(ni) in members[3])
+               for ni in changed):
+            return
         s.have_pods_with_affinity_node_info_list = [
             ni for ni in s.node_info_list if ni.pods_with_affinity]
         s.have_pods_with_required_anti_affinity_node_info_list = [
             ni for ni in s.node_info_list if ni.pods_with_required_anti_affinity]
-        self._affinity_lists_stale = False
+        self._members = None
 
     # --- explanation ---------------------------------------------------------------------
     def _explain(self, fwk: Framework, state: CycleState, pod: Pod, record: ColumnarRecord,
@@ -207,7 +223,3 @@ def _preemption_might_help(fe: FitError) -> bool:
     return d.absent_nodes_status.code == Code.Unschedulable or any(
         st.code == Code.Unschedulable for st in d.node_to_status.values())
 
-
-def _has_affinity(pi: PodInfo) -> bool:
-    return bool(pi.required_affinity_terms or pi.preferred_affinity_terms
-                or pi.required_anti_affinity_terms or pi.preferred_anti_affinity_terms)

@@ -14,7 +14,8 @@ from .types import NodeInfo
 
 class Snapshot:
     __slots__ = ("node_info_list", "node_info_map", "have_pods_with_affinity_node_info_list",
-                 "have_pods_with_required_anti_affinity_node_info_list", "generation")
+                 "have_pods_with_required_anti_affinity_node_info_list", "generation",
+                 "changed")
 
     def __init__(self, node_infos: Iterable[NodeInfo], generation: int = 0) -> None:
         self.node_info_list: list[NodeInfo] = list(node_infos)
@@ -24,6 +25,10 @@ class Snapshot:
         self.have_pods_with_required_anti_affinity_node_info_list = [
             ni for ni in self.node_info_list if ni.pods_with_required_anti_affinity]
         self.generation = generation
+        # A Snapshot kept across cycles (the columnar simulation's) logs every NodeInfo it
+        # changes here, in order, so that per-node counts can follow only those; None when
+        # nobody keeps the log (a Snapshot taken for one cycle).
+        self.changed: list[NodeInfo] | None = None
 
     # NodeInfoLister
     def list(self) -> list[NodeInfo]:

@@ -55,12 +55,34 @@ class PodCounts:
         self._keys_of: dict[Hashable, list[str]] = {}  # key -> topology keys with totals
         self._seen: list[NodeInfo] = []  # the last call's nodes, and their generations
         self._seen_generations: list[int] = []
+        # following a Snapshot's change log: its node list, the log, how much of it is read
+        self._log_of: tuple[Sequence[NodeInfo], list[NodeInfo]] | None = None
+        self._log_read = 0
 
     # --- keeping up with the nodes ------------------------------------------------------
 
-    def refresh(self, all_nodes: Sequence[NodeInfo]) -> None:
+    def refresh(self, all_nodes: Sequence[NodeInfo],
+                changed: list[NodeInfo] | None = None) -> None:
         """Bring the counts to all_nodes' pods: only the nodes whose NodeInfo changed are
-        recounted; another set of nodes is counted afresh."""
+        recounted; another set of nodes is counted afresh. ``changed`` is the change log
+        of the Snapshot all_nodes comes from (``Snapshot.changed``), when it keeps one:
+        called again with the same list and log, only the NodeInfos logged since are
+        looked at, not every node's generation."""
+        if changed is not None and self._log_of is not None and \
+                self._log_of[0] is all_nodes and self._log_of[1] is changed:
+            new = changed[self._log_read:]
+            self._log_read = len(changed)
+            if new:
+                self._recount(list({id(ni): ni for ni in new}.values()), all_nodes)
+            return
+        self._log_of = None
+        self._refresh_all(all_nodes)
+        if changed is not None:
+            self._log_of, self._log_read = (all_nodes, changed), len(changed)
+            self._seen, self._seen_generations = [], []  # (a later call without the log
+            # compares every node again)
+
+    def _refresh_all(self, all_nodes: Sequence[NodeInfo]) -> None:
         generations = [ni.generation for ni in all_nodes]
         seen = self._seen_generations
         if len(all_nodes) == len(self._seen) and all(map(operator.is_, all_nodes, self._seen)):
@@ -71,6 +93,10 @@ class PodCounts:
         else:
             changed = all_nodes
         self._seen, self._seen_generations = list(all_nodes), generations
+        self._recount(changed, all_nodes)
+
+    def _recount(self, changed: Sequence[NodeInfo], all_nodes: Sequence[NodeInfo]) -> None:
+        """Recount the nodes of changed whose NodeInfo or generation moved."""
         nodes = self._nodes
         if len(nodes) != len(all_nodes):
             self._rebuild(all_nodes)
@@ -98,9 +124,9 @@ class PodCounts:
             nodes[ni.name] = (ni, ni.generation, labels, new)
 
     def _rebuild(self, all_nodes: Sequence[NodeInfo]) -> None:
-        seen = self._seen, self._seen_generations
+        kept = self._seen, self._seen_generations, self._log_of, self._log_read
         self.__init__()
-        self._seen, self._seen_generations = seen
+        self._seen, self._seen_generations, self._log_of, self._log_read = kept
         for ni in all_nodes:
             labels = ni.node.labels if ni.node else {}
             new = self._contribution(ni)

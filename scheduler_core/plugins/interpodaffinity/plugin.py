@@ -101,7 +101,7 @@ class InterPodAffinity(Plugin):
         s = PreFilterState(pi, namespace_labels_snapshot(pod.namespace, self._namespaces()))
         snapshot = self.handle.snapshot_shared_lister()
         if self.counts is not None:
-            self.counts.refresh(snapshot.list())
+            self.counts.refresh(snapshot.list(), getattr(snapshot, "changed", None))
             s.existing_anti_affinity_counts = self.counts.existing_anti_affinity_counts(
                 pod, s.namespace_labels)
         else:
@@ -165,7 +165,7 @@ class InterPodAffinity(Plugin):
             preferred_anti_affinity_terms=self._merged_weighted(pi.preferred_anti_affinity_terms))
         s = PreScoreState(pi, namespace_labels_snapshot(pod.namespace, self._namespaces()))
         if self.counts is not None:
-            self.counts.refresh(snapshot.list())
+            self.counts.refresh(snapshot.list(), getattr(snapshot, "changed", None))
             contributed = self.counts.topology_score(s, has_constraints,
                                                      self.args.hard_pod_affinity_weight)
         else:
