@@ -153,20 +153,45 @@ def new_pod_info(pod: Pod) -> PodInfo:
     paa = aff.pod_anti_affinity if aff else None
     if pa is None and paa is None:
         return PodInfo(pod=pod, requests=pod.requests, non_zero_requests=_non_zero_requests(pod))
-    return PodInfo(
-        pod=pod,
-        required_affinity_terms=tuple(new_affinity_term(pod, t) for t in (pa.required if pa else ())),
-        required_anti_affinity_terms=tuple(
-            new_affinity_term(pod, t) for t in (paa.required if paa else ())),
-        preferred_affinity_terms=tuple(
-            WeightedAffinityTerm(new_affinity_term(pod, w.pod_affinity_term), w.weight)
-            for w in (pa.preferred if pa else ())),
-        preferred_anti_affinity_terms=tuple(
-            WeightedAffinityTerm(new_affinity_term(pod, w.pod_affinity_term), w.weight)
-            for w in (paa.preferred if paa else ())),
-        requests=pod.requests,
-        non_zero_requests=_non_zero_requests(pod),
+    return PodInfo(pod, *_pod_terms(pod, aff, pa, paa), pod.requests, _non_zero_requests(pod))
+
+
+# id(affinity) -> (affinity, whether its terms read the pod's labels)
+_READS_LABELS: dict[int, tuple[object, bool]] = {}
+# (id(affinity), namespace, id(labels) or 0) -> (affinity, labels, the four term tuples)
+_TERMS: dict[tuple[int, str, int], tuple[object, object, tuple]] = {}
+
+
+def _pod_terms(pod: Pod, aff, pa, paa) -> tuple:
+    """NewPodInfo's four term tuples, once per (affinity object, namespace, and the labels
+    object when a term has matchLabelKeys or mismatchLabelKeys): the loader shares the
+    affinity and labels among a workload's pods, so they share their terms as well."""
+    known = _READS_LABELS.get(id(aff))
+    if known is None or known[0] is not aff:
+        terms = [*(pa.required if pa else ()), *(paa.required if paa else ()),
+                 *(w.pod_affinity_term for w in (pa.preferred if pa else ())),
+                 *(w.pod_affinity_term for w in (paa.preferred if paa else ()))]
+        known = (aff, any(t.match_label_keys or t.mismatch_label_keys for t in terms))
+        if len(_READS_LABELS) > 4096:
+            _READS_LABELS.clear()
+        _READS_LABELS[id(aff)] = known
+    labels = pod.labels if known[1] else None
+    key = (id(aff), pod.namespace, id(labels) if labels is not None else 0)
+    hit = _TERMS.get(key)
+    if hit is not None and hit[0] is aff and hit[1] is labels:
+        return hit[2]
+    value = (
+        tuple(new_affinity_term(pod, t) for t in (pa.required if pa else ())),
+        tuple(new_affinity_term(pod, t) for t in (paa.required if paa else ())),
+        tuple(WeightedAffinityTerm(new_affinity_term(pod, w.pod_affinity_term), w.weight)
+              for w in (pa.preferred if pa else ())),
+        tuple(WeightedAffinityTerm(new_affinity_term(pod, w.pod_affinity_term), w.weight)
+              for w in (paa.preferred if paa else ())),
     )
+    if len(_TERMS) > 4096:
+        _TERMS.clear()
+    _TERMS[key] = (aff, labels, value)
+    return value
 
 
 _PARSE_ERRORS: dict[int, tuple[object, str | None]] = {}

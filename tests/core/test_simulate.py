@@ -1,6 +1,8 @@
 """The scheduling loop end to end on small scenarios."""
 from __future__ import annotations
 
+import pytest
+
 from scheduler_core.api import run_filter, run_score, simulate
 from scheduler_core.scenario import load_scenario
 
@@ -194,3 +196,44 @@ def test_a_preemption_is_kept_after_the_preemptor_lands() -> None:
     r = simulate(s, detail="failed")
     assert "default/hi" not in r["explanations"]  # its latest cycle scheduled it
     assert (r["preemptions"]["default/hi"]["chosen"], r["evicted"]) == ("n1", ["default/low"])
+
+
+ANTI_AFFINITY = ("affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+                 "[{topologyKey: kubernetes.io/hostname, labelSelector: {matchExpressions: "
+                 "[{key: app, operator: Exists}]}%s}]}}")
+
+
+def ns_pod(name: str, namespace: str, app: str, extra_spec: str) -> str:
+    return f"""---
+apiVersion: v1
+kind: Pod
+metadata: {{name: {name}, namespace: {namespace}, labels: {{app: {app}}}, uid: uid-{name}}}
+spec:
+  containers: [{{name: c, resources: {{requests: {{cpu: 100m}}}}}}]
+  {extra_spec}
+"""
+
+
+@pytest.mark.parametrize("fast", [True, False])
+@pytest.mark.parametrize("first, second", [
+    # the same written anti-affinity in two namespaces: each term selects its own pod's one
+    (("a", "ns1", "web", ANTI_AFFINITY % ""), ("b", "ns2", "web", ANTI_AFFINITY % "")),
+    # the same written term with matchLabelKeys: each pod's own label value is folded in
+    (("a", "default", "x", ANTI_AFFINITY % ", matchLabelKeys: [app]"),
+     ("b", "default", "y", ANTI_AFFINITY % ", matchLabelKeys: [app]")),
+])
+def test_pods_sharing_written_affinity_keep_their_own_namespace_and_label_keys(
+        first, second, fast) -> None:
+    s = load_scenario(node("n1") + ns_pod(*first) + ns_pod(*second))
+    r = simulate(s, fast=fast)
+    assert [(p["pod"], p["outcome"], p["node"]) for p in r["pods"]] == [
+        (f"{first[1]}/a", "Scheduled", "n1"), (f"{second[1]}/b", "Scheduled", "n1")]
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_pods_sharing_written_anti_affinity_in_one_namespace_repel_each_other(fast) -> None:
+    s = load_scenario(node("n1") + ns_pod("a", "ns1", "web", ANTI_AFFINITY % "")
+                      + ns_pod("b", "ns1", "web", ANTI_AFFINITY % ""))
+    r = simulate(s, fast=fast)
+    assert [(p["pod"], p["outcome"]) for p in r["pods"]] == [
+        ("ns1/a", "Scheduled"), ("ns1/b", "Unschedulable")]
