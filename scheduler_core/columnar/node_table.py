@@ -124,17 +124,24 @@ class NodeTable:
         for i, a in enumerate(alloc):
             for name, v in a.scalar_resources.items():
                 self.alloc_scalar.setdefault(name, np.zeros(n, INT))[i] = v
-        self.req_cpu = np.zeros(n, INT)
-        self.req_mem = np.zeros(n, INT)
-        self.req_eph = np.zeros(n, INT)
+        # The bound pods' sums, as each NodeInfo holds them (add_pod and remove_pod keep
+        # them in step from here on, pod by pod)
+        req = [ni.requested for ni in self.node_infos]
+        nz = [ni.non_zero_requested for ni in self.node_infos]
+        self.req_cpu = np.array([r.milli_cpu for r in req], INT).reshape(n)
+        self.req_mem = np.array([r.memory for r in req], INT).reshape(n)
+        self.req_eph = np.array([r.ephemeral_storage for r in req], INT).reshape(n)
         self.req_scalar: dict[str, np.ndarray] = {}
-        self.nz_cpu = np.zeros(n, INT)
-        self.nz_mem = np.zeros(n, INT)
-        self.npods = np.zeros(n, INT)
+        for i, r in enumerate(req):
+            for name, v in r.scalar_resources.items():
+                self.req_scalar.setdefault(name, np.zeros(n, INT))[i] = v
+        self.nz_cpu = np.array([r.milli_cpu for r in nz], INT).reshape(n)
+        self.nz_mem = np.array([r.memory for r in nz], INT).reshape(n)
+        self.npods = np.array([len(ni.pods) for ni in self.node_infos], INT).reshape(n)
         # alloc - requested, and pods that still fit by count: what Filter compares with
-        self.free_cpu = self.alloc_cpu.copy()
-        self.free_mem = self.alloc_mem.copy()
-        self.room_pods = self.alloc_pods.copy()
+        self.free_cpu = self.alloc_cpu - self.req_cpu
+        self.free_mem = self.alloc_mem - self.req_mem
+        self.room_pods = self.alloc_pods - self.npods
         self.unschedulable = np.array([bool(nd.unschedulable) for nd in self.nodes], bool)
         # every node has cpu and memory allocatable (scores then need no "left out" masks)
         self.cpu_memory_everywhere = bool((self.alloc_cpu > 0).all() and
@@ -144,12 +151,24 @@ class NodeTable:
         self._pod_matchers: dict[Hashable, tuple[Matcher, ...]] = {}
         # pods with host ports and with (anti-)affinity terms: the plugins that need them
         # read the NodeInfos, which the simulation keeps in step
-        self.port_nodes: set[int] = set()
-        self.affinity_pods = 0
-        self.anti_affinity_pods = 0
+        # The bound pods by class (namespace, labels mapping, terminating or not: all a
+        # Matcher looks at): each pod's node and class, then the binds and evictions since,
+        # so that a new Matcher asks each class once rather than each pod
+        self._class_ids: dict[tuple[str, int, bool], int] = {}
+        self._class_pods: list[Pod] = []  # one pod of each class (it keeps its labels alive)
+        pod_node, pod_class = [], []
         for i, ni in enumerate(self.node_infos):
             for pi in ni.pods:
-                self._account(i, pi, 1)
+                pod_node.append(i)
+                pod_class.append(self._class_of(pi.pod))
+        self._pod_node = np.array(pod_node, np.intp)
+        self._pod_class = np.array(pod_class, np.intp)
+        self._moves: list[tuple[int, int, int]] = []  # (node, class, +1 or -1)
+        self.port_nodes: set[int] = {i for i, ni in enumerate(self.node_infos)
+                                     if any(map(_has_host_port, ni.pods))}
+        self.affinity_pods = sum(len(ni.pods_with_affinity) for ni in self.node_infos)
+        self.anti_affinity_pods = sum(len(ni.pods_with_required_anti_affinity)
+                                      for ni in self.node_infos)
 
     # --- labels ------------------------------------------------------------------------
     def column(self, key: str) -> LabelColumn:
@@ -166,8 +185,13 @@ class NodeTable:
         m = self._matchers.get(key)
         if m is None:
             m = Matcher(namespace, selector, np.zeros(self.n, INT))
-            for i, ni in enumerate(self.node_infos):
-                m.counts[i] = sum(1 for pi in ni.pods if m.matches(pi.pod))
+            hit = np.array([m.matches(p) for p in self._class_pods], bool)
+            if len(self._pod_class):
+                m.counts += np.bincount(self._pod_node[hit[self._pod_class]],
+                                        minlength=self.n).astype(INT)
+            for i, c, sign in self._moves:
+                if hit[c]:
+                    m.counts[i] += sign
             self._matchers[key] = m
             self._pod_matchers.clear()
         return m
@@ -181,6 +205,14 @@ class NodeTable:
             dc.rebuild(m.counts)
             m.counters[(column.key, key)] = dc
         return dc
+
+    def _class_of(self, pod: Pod) -> int:
+        key = (pod.namespace, id(pod.labels), pod.deletion_timestamp is not None)
+        found = self._class_ids.get(key)
+        if found is None:
+            found = self._class_ids[key] = len(self._class_pods)
+            self._class_pods.append(pod)
+        return found
 
     def _matchers_of(self, pod: Pod) -> tuple[Matcher, ...]:
         key = (pod.namespace, pod.deletion_timestamp is None, frozenset(pod.labels.items()))
@@ -215,8 +247,8 @@ class NodeTable:
         self.npods[i] += sign
         self.room_pods[i] -= sign
         pod = pi.pod
-        if any(p.host_port > 0 for c in pod.containers for p in c.ports) or any(
-                p.host_port > 0 for c in pod.init_containers for p in c.ports):
+        self._moves.append((i, self._class_of(pod), sign))
+        if _has_host_port(pi):
             self.port_nodes.add(i)
         if pi.required_affinity_terms or pi.preferred_affinity_terms or \
                 pi.required_anti_affinity_terms or pi.preferred_anti_affinity_terms:
@@ -244,3 +276,24 @@ class NodeTable:
     def names_of(self, idx: Iterable[int] | np.ndarray) -> list[str]:
         """Node names for node indices."""
         return self.name_array[np.asarray(idx, dtype=np.intp)].tolist()
+
+
+# (id(containers), id(init containers)) -> (both, whether a port has a host port): the
+# loader shares one containers tuple among a workload's pods
+_HOST_PORTS: dict[tuple[int, int], tuple[tuple, bool]] = {}
+
+
+def _has_host_port(pi: PodInfo) -> bool:
+    """Some container or init container of the pod asks for a host port."""
+    pod = pi.pod
+    parts = (pod.containers, pod.init_containers)
+    key = (id(parts[0]), id(parts[1]))
+    hit = _HOST_PORTS.get(key)
+    if hit is not None and hit[0][0] is parts[0] and hit[0][1] is parts[1]:
+        return hit[1]
+    value = any(p.host_port > 0 for c in (*pod.containers, *pod.init_containers)
+                for p in c.ports)
+    if len(_HOST_PORTS) > 4096:
+        _HOST_PORTS.clear()
+    _HOST_PORTS[key] = (parts, value)
+    return value
