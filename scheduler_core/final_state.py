@@ -25,8 +25,22 @@ WORKLOAD_LABELS = ("app.kubernetes.io/name", "app")
 def owner_of(pod: Pod) -> str:
     """"Kind/name" of the pod's controller owner (else its first owner), "" without one."""
     refs = pod.owner_references
-    owner = next((r for r in refs if getattr(r, "controller", False)), refs[0] if refs else None)
-    return f"{owner.kind}/{owner.name}" if owner else ""
+    if not refs:
+        return ""
+    hit = _OWNERS.get(id(refs))
+    if hit is not None and hit[0] is refs:
+        return hit[1]
+    owner = next((r for r in refs if getattr(r, "controller", False)), refs[0])
+    name = f"{owner.kind}/{owner.name}"
+    if len(_OWNERS) > 4096:
+        _OWNERS.clear()
+    _OWNERS[id(refs)] = (refs, name)
+    return name
+
+
+# id(owner references) -> (them, "Kind/name"): the loader shares one tuple among a
+# workload's pods
+_OWNERS: dict[int, tuple[object, str]] = {}
 
 
 def workload_of(pod: Pod) -> str:
@@ -45,8 +59,12 @@ def pod_info_json(pods: Iterable[Pod]) -> dict[str, dict]:
     millicores, memory in bytes, those requested)} for every pod, and
     ``gates`` (the scheduling gates' names) for a gated pod."""
     out = {}
+    copies: dict[int, tuple[Mapping[str, str], dict]] = {}  # id(labels) -> (labels, copy)
     for p in pods:
-        info = out[p.key] = {"labels": dict(p.labels), "owner": owner_of(p),
+        labels = copies.get(id(p.labels))
+        if labels is None or labels[0] is not p.labels:
+            labels = copies[id(p.labels)] = (p.labels, dict(p.labels))
+        info = out[p.key] = {"labels": labels[1], "owner": owner_of(p),
                              "workload": workload_of(p), "priority": p.priority or 0,
                              "boundBeforeRun": bool(p.node_name),
                              "requests": {r: p.requests[r] for r in ("cpu", "memory")

@@ -30,8 +30,21 @@ from .filtering import NO_NAMESPACE_LABELS, TopologyCounts, pod_matches_all_affi
 from .scoring import PreScoreState, ScoreMap
 
 
+# (id(labels), namespace) -> (labels, class key): the loader shares one labels mapping
+# among a workload's pods, so most pods find their key without building a frozenset
+_CLASS_KEYS: dict[tuple[int, str], tuple[Mapping[str, str], Hashable]] = {}
+
+
 def _class_key(pod: Pod) -> Hashable:
-    return ("class", pod.namespace, frozenset(pod.labels.items()))
+    labels = pod.labels
+    hit = _CLASS_KEYS.get((id(labels), pod.namespace))
+    if hit is not None and hit[0] is labels:
+        return hit[1]
+    key = ("class", pod.namespace, frozenset(labels.items()))
+    if len(_CLASS_KEYS) > 4096:
+        _CLASS_KEYS.clear()
+    _CLASS_KEYS[(id(labels), pod.namespace)] = (labels, key)
+    return key
 
 
 def _group_key(pi: PodInfo) -> Hashable | None:

@@ -119,10 +119,23 @@ def count_pods_match_selector(pod_infos: Iterable[PodInfo], selector: klabels.Se
     if selector.empty():
         return 0
     count = 0
+    memo, sid = _MATCHED, id(selector)
     for pi in pod_infos:
         p = pi.pod
         if p.deletion_timestamp is not None or p.namespace != ns:
             continue
-        if selector.matches(p.labels):
+        labels = p.labels
+        hit = memo.get((sid, id(labels)))
+        if hit is None or hit[0] is not selector or hit[1] is not labels:
+            hit = (selector, labels, selector.matches(labels))
+            if len(memo) > 65536:
+                memo.clear()
+            memo[(sid, id(labels))] = hit
+        if hit[2]:
             count += 1
     return count
+
+
+# (id(selector), id(labels)) -> (selector, labels, whether it matches): a workload's pods
+# share one labels mapping (the loader's), so each node's count asks each pair once
+_MATCHED: dict[tuple[int, int], tuple[klabels.Selector, Mapping[str, str], bool]] = {}
