@@ -49,23 +49,22 @@ def _candidate_json(c: Candidate, trace: PreemptionTrace,
 
 def _rejected(trace: PreemptionTrace) -> list[dict]:
     """Dry runs that found no victims, grouped by verdict (nodes in dry-run order)."""
-    # Most nodes share one Status object: group by identity first (hashing a Status walks
-    # its reasons), then by equality, keeping each group's nodes in dry-run order.
-    by_id: dict[int, tuple] = {}
-    for name, st in trace.node_statuses.items():
-        found = by_id.get(id(st))
-        if found is None:
-            found = by_id[id(st)] = (st, [])
-        found[1].append(name)
+    statuses = trace.node_statuses
+    # Most nodes share one Status object: the distinct objects are found by identity, not
+    # by hashing a Status per node (that walks its reasons); equal ones are then merged,
+    # each group keeping its nodes in dry-run order.
+    if len(set(map(id, statuses.values()))) == 1:
+        st = next(iter(statuses.values()))
+        return rejected_json([(st, len(statuses), list(statuses))])
     groups: dict = {}
-    for st, names in by_id.values():
-        groups.setdefault(st, []).append(names)
+    for st in {id(st): st for st in statuses.values()}.values():
+        groups.setdefault(st, []).append(st)
     out = []
-    for st, parts in groups.items():
-        if len(parts) == 1:
-            names = parts[0]
-        else:  # equal statuses in distinct objects: their nodes in dry-run order
-            names = [n for n, s in trace.node_statuses.items() if s == st]
+    for st, same in groups.items():
+        if len(same) == 1:
+            names = [n for n, s in statuses.items() if s is st]
+        else:  # equal verdicts in distinct objects
+            names = [n for n, s in statuses.items() if s == st]
         out.append((st, len(names), names))
     return rejected_json(out)
 
