@@ -43,6 +43,11 @@ class InterPodAffinity(ColumnarPlugin):
     NAME = INTER_POD_AFFINITY
     SCORES_IN_RANGE = False  # the reference NormalizeScore
 
+    def __init__(self, ref, ctx) -> None:
+        super().__init__(ref, ctx)
+        # topology key -> (the counts' value names, their column value ids): _value_slots
+        self._slots: dict[str, tuple[list[str], np.ndarray]] = {}
+
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence):
         pa, paa = _terms(pod)
         if not (pa and pa.required) and not (paa and paa.required) and \
@@ -124,10 +129,31 @@ class InterPodAffinity(ColumnarPlugin):
         infos = self.ctx.node_infos
         return self.ref.pre_score(state, pod, [infos[i] for i in idx])
 
+    def _value_slots(self, tk: str, names: list[str]) -> np.ndarray:
+        """The column value id of each of names (the counts' values of topology key tk, in
+        their id order), len(column) for a value no node has; extended as names grow."""
+        col = self.ctx.table.column(tk)
+        known = self._slots.get(tk)
+        if known is None or known[0] is not names:
+            known = (names, np.zeros(0, np.intp))
+        if len(known[1]) < len(names):
+            more = [col.index.get(v, len(col)) for v in names[len(known[1]):]]
+            known = (names, np.concatenate((known[1], np.array(more, np.intp))))
+        self._slots[tk] = known
+        return known[1]
+
     def score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> np.ndarray:
         s = state.read(scoring.PRE_SCORE_STATE_KEY)
         table = self.ctx.table
         out = np.zeros(len(idx), np.int64)
+        if s.vectors is not None:  # (the counts' sums, as arrays)
+            for tk, (names, sums, _) in s.vectors.items():
+                col = table.column(tk)
+                per_value = np.zeros(len(col) + 1, np.int64)
+                per_value[self._value_slots(tk, names)[:len(sums)]] = sums
+                per_value[len(col)] = 0  # (values no node has, and nodes without tk)
+                out += per_value[col.slots[idx]]
+            return out
         for tk, values in s.topology_score.items():
             col = table.column(tk)
             per_value = np.zeros(len(col) + 1, np.int64)
@@ -140,7 +166,7 @@ class InterPodAffinity(ColumnarPlugin):
 
     def normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
         s = state.read(scoring.PRE_SCORE_STATE_KEY)
-        if not s.topology_score or len(scores) == 0:
+        if s.empty() or len(scores) == 0:
             return scores
         low, high = int(scores.min()), int(scores.max())
         if high == low:

@@ -27,7 +27,7 @@ import numpy as np
 from ...framework.types import NodeInfo, PodInfo
 from ...k8s.types import Pod
 from .filtering import NO_NAMESPACE_LABELS, TopologyCounts, pod_matches_all_affinity_terms
-from .scoring import PreScoreState, ScoreMap
+from .scoring import PreScoreState
 
 
 # (id(labels), namespace) -> (labels, class key): the loader shares one labels mapping
@@ -66,6 +66,10 @@ class PodCounts:
         self._on_nodes: dict[Hashable, dict[str, int]] = {}  # key -> node name -> pods
         self._totals: dict[tuple[Hashable, str], dict[str, int]] = {}  # (key, tk) -> value -> pods
         self._keys_of: dict[Hashable, list[str]] = {}  # key -> topology keys with totals
+        # the same totals as arrays over each topology key's value ids (PreScore's sums)
+        self._vectors: dict[tuple[Hashable, str], np.ndarray] = {}
+        self._value_ids: dict[str, dict[str, int]] = {}  # tk -> value -> id
+        self._value_names: dict[str, list[str]] = {}  # tk -> values in id order
         self._seen: list[NodeInfo] = []  # the last call's nodes, and their generations
         self._seen_generations: list[int] = []
         # following a Snapshot's change log: its node list, the log, how much of it is read
@@ -180,6 +184,23 @@ class PodCounts:
                 totals[tv] = m
             else:
                 del totals[tv]
+            vid = self._value_id(tk, tv)
+            vec = self._vectors[(key, tk)]
+            if vid >= len(vec):
+                vec = self._vectors[(key, tk)] = np.concatenate(
+                    (vec, np.zeros(max(len(vec), vid + 1 - len(vec)), np.int64)))
+            vec[vid] += d
+
+    def _value_id(self, tk: str, tv: str) -> int:
+        ids = self._value_ids.get(tk)
+        if ids is None:
+            ids = self._value_ids[tk] = {}
+            self._value_names[tk] = []
+        vid = ids.get(tv)
+        if vid is None:
+            vid = ids[tv] = len(ids)
+            self._value_names[tk].append(tv)
+        return vid
 
     def _by_value(self, key: Hashable, tk: str) -> dict[str, int]:
         """Pods of key per value of topology key tk (over nodes that have tk)."""
@@ -193,6 +214,10 @@ class PodCounts:
                     found[tv] = found.get(tv, 0) + n
             self._totals[(key, tk)] = found
             self._keys_of.setdefault(key, []).append(tk)
+            ids = [self._value_id(tk, tv) for tv in found]
+            vec = self._vectors[(key, tk)] = np.zeros(
+                max(len(self._value_names.get(tk, ())), 16), np.int64)
+            vec[ids] = list(found.values())
         return found
 
     def _present(self, keys: dict) -> list:
@@ -231,8 +256,15 @@ class PodCounts:
 
     def topology_score(self, s: PreScoreState, all_pods: bool,
                        hard_pod_affinity_weight: int) -> bool:
-        """PreScore's sums into s.topology_score; False when nothing contributed."""
-        m: ScoreMap = s.topology_score
+        """PreScore's sums (s.set_vectors: per topology key, arrays over its values, from
+        which s.topology_score is the map the reference builds); False when nothing
+        contributed."""
+        parts: dict[str, list[tuple[np.ndarray, int]]] = {}
+
+        def add(key: Hashable, tk: str, weight: int) -> None:
+            if self._by_value(key, tk):
+                parts.setdefault(tk, []).append((self._vectors[(key, tk)], weight))
+
         incoming = s.pod_info.pod
         if all_pods:  # the incoming pod's preferred terms against every existing pod
             classes = self._present(self._classes)
@@ -242,34 +274,35 @@ class PodCounts:
                     t = wt.term
                     for key, rep in classes:
                         if t.matches(rep, NO_NAMESPACE_LABELS):
-                            _score(m, t.topology_key, self._by_value(key, t.topology_key),
-                                   wt.weight * sign)
+                            add(key, t.topology_key, wt.weight * sign)
         ns_labels = s.namespace_labels
         for key, rep in self._present(self._groups):  # existing pods' terms against it
             if hard_pod_affinity_weight > 0:
                 for t in rep.required_affinity_terms:
                     if t.matches(incoming, ns_labels):
-                        _score(m, t.topology_key, self._by_value(key, t.topology_key),
-                               hard_pod_affinity_weight)
+                        add(key, t.topology_key, hard_pod_affinity_weight)
             for terms, sign in ((rep.preferred_affinity_terms, 1),
                                 (rep.preferred_anti_affinity_terms, -1)):
                 for wt in terms:
                     t = wt.term
                     if t.matches(incoming, ns_labels):
-                        _score(m, t.topology_key, self._by_value(key, t.topology_key),
-                               wt.weight * sign)
-        return bool(m)
+                        add(key, t.topology_key, wt.weight * sign)
+        vectors = {}
+        for tk, found in parts.items():
+            names = self._value_names[tk]
+            n = len(names)
+            sums = np.zeros(n, np.int64)
+            present = np.zeros(n, bool)
+            for vec, weight in found:
+                v = vec[:n]  # (an array may be longer than the values it counts, or
+                sums[:len(v)] += weight * v  # shorter when values came after it: zeros)
+                present[:len(v)] |= v != 0
+            vectors[tk] = (names, sums, present)
+        s.set_vectors(vectors)
+        return bool(vectors)
 
 
 def _add(into: TopologyCounts, tk: str, by_value: Mapping[str, int], times: int) -> None:
     for tv, n in by_value.items():
         pair = (tk, tv)
         into[pair] = into.get(pair, 0) + n * times
-
-
-def _score(m: ScoreMap, tk: str, by_value: Mapping[str, int], weight: int) -> None:
-    if not by_value:
-        return
-    values = m.setdefault(tk, {})
-    for tv, n in by_value.items():
-        values[tv] = values.get(tv, 0) + weight * n

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, Sequence
 
+import numpy as np
+
 from ...framework.interface import MAX_NODE_SCORE, NodeScore
 from ...framework.types import AffinityTerm, NodeInfo, PodInfo, WeightedAffinityTerm
 from ...k8s.types import Node, Pod
@@ -22,15 +24,39 @@ ScoreMap = dict[str, dict[str, int]]  # scoreMap: topology key -> value -> summe
 class PreScoreState:
     """preScoreState: the per topology pair sums Score reads."""
 
-    __slots__ = ("topology_score", "pod_info", "namespace_labels")
+    __slots__ = ("_topology_score", "vectors", "pod_info", "namespace_labels")
 
     def __init__(self, pod_info: PodInfo, namespace_labels: Mapping[str, str]) -> None:
         # topology key -> topology value -> sum of +/- weights (any sign, unbounded)
-        self.topology_score: ScoreMap = {}
+        self._topology_score: ScoreMap | None = {}
+        # The same sums as arrays, when the counts (counts.PodCounts) computed them:
+        # topology key -> (value names, sums, which values are in the map); the map is
+        # then built from them only if something reads it (the columnar Score reads these)
+        self.vectors: dict[str, tuple[list[str], np.ndarray, np.ndarray]] | None = None
         # the incoming pod, preferred terms with namespaceSelector merged into namespaces
         self.pod_info = pod_info
         # the incoming pod's namespace labels (empty when the namespace is unknown)
         self.namespace_labels = namespace_labels
+
+    @property
+    def topology_score(self) -> ScoreMap:
+        if self._topology_score is None:
+            self._topology_score = {
+                tk: {names[i]: int(sums[i]) for i in np.flatnonzero(present).tolist()}
+                for tk, (names, sums, present) in self.vectors.items()}
+        return self._topology_score
+
+    @topology_score.setter
+    def topology_score(self, value: ScoreMap) -> None:
+        self.vectors, self._topology_score = None, value
+
+    def set_vectors(self, vectors: dict[str, tuple[list[str], np.ndarray, np.ndarray]]
+                    ) -> None:
+        self.vectors, self._topology_score = vectors, None
+
+    def empty(self) -> bool:
+        """No topology pair has a sum (NormalizeScore then does nothing)."""
+        return not (self.vectors if self._topology_score is None else self._topology_score)
 
     def clone(self) -> "PreScoreState":
         """preScoreState.Clone: never updated after PreScore, so shared."""
