@@ -237,3 +237,15 @@ def test_pods_sharing_written_anti_affinity_in_one_namespace_repel_each_other(fa
     r = simulate(s, fast=fast)
     assert [(p["pod"], p["outcome"]) for p in r["pods"]] == [
         ("ns1/a", "Scheduled"), ("ns1/b", "Unschedulable")]
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_run_leaves_the_cycle_collector_as_it_found_it(fast) -> None:
+    import gc
+    before = (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled())
+    s = load_scenario(node("n1") + pod("a") + pod("b", cpu="5"))
+    simulate(s, fast=fast)
+    assert (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()) == before
+    with pytest.raises(AttributeError):
+        simulate(None, fast=fast)  # (a run that fails too)
+    assert (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()) == before
