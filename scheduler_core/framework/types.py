@@ -137,12 +137,33 @@ def _non_zero_requests(pod: Pod) -> Mapping[str, int]:
     parts = (pod.containers, pod.init_containers, pod.overhead)
     key = (id(parts[0]), id(parts[1]), id(parts[2]))
     hit = _NON_ZERO.get(key)
-    if hit is not None and all(a is b for a, b in zip(hit[0], parts)):
-        return hit[1]
+    if hit is not None:
+        got = hit[0]
+        if got[0] is parts[0] and got[1] is parts[1] and got[2] is parts[2]:
+            return hit[1]
     value = pod_requests(pod.containers, pod.init_containers, pod.overhead, NON_ZERO_DEFAULTS)
     if len(_NON_ZERO) > 4096:
         _NON_ZERO.clear()
     _NON_ZERO[key] = (parts, value)
+    return value
+
+
+# (id(containers), id(init containers)) -> (both, their ports NodeInfo accounts)
+_PORTS: dict[tuple[int, int], tuple[tuple, tuple]] = {}
+
+
+def _used_ports(pod: Pod) -> tuple:
+    """NodeInfo.updateUsedPorts' ports: the containers' and the sidecar init containers'
+    (once per containers tuple: the loader shares them among a workload's pods)."""
+    parts = (pod.containers, pod.init_containers)
+    hit = _PORTS.get((id(parts[0]), id(parts[1])))
+    if hit is not None and hit[0][0] is parts[0] and hit[0][1] is parts[1]:
+        return hit[1]
+    value = tuple(p for c in (*(c for c in pod.init_containers if c.restart_policy == "Always"),
+                              *pod.containers) for p in c.ports)
+    if len(_PORTS) > 4096:
+        _PORTS.clear()
+    _PORTS[(id(parts[0]), id(parts[1]))] = (parts, value)
     return value
 
 
@@ -376,15 +397,11 @@ class NodeInfo:
         self.requested.add_map(pi.requests, sign)
         self.non_zero_requested.milli_cpu += sign * pi.non_zero_requests.get(CPU, 0)
         self.non_zero_requested.memory += sign * pi.non_zero_requests.get(MEMORY, 0)
-        pod = pi.pod
-        # NodeInfo.updateUsedPorts: sidecar init containers' host ports count too
-        for c in (*(c for c in pod.init_containers if c.restart_policy == "Always"),
-                  *pod.containers):
-            for p in c.ports:
-                if sign > 0:
-                    self.used_ports.add(p.host_ip, p.protocol, p.host_port)
-                else:
-                    self.used_ports.remove(p.host_ip, p.protocol, p.host_port)
+        for p in _used_ports(pi.pod):
+            if sign > 0:
+                self.used_ports.add(p.host_ip, p.protocol, p.host_port)
+            else:
+                self.used_ports.remove(p.host_ip, p.protocol, p.host_port)
         self.generation += 1
 
     def clone(self) -> "NodeInfo":
