@@ -18,6 +18,7 @@ from ...framework.types import (AffinityTerm, NodeInfo, PodInfo, new_pod_info,
                                 pod_info_parse_error)
 from ...k8s import labels as klabels
 from ...k8s.types import Pod
+from ...trace import MAX_NODE_NAMES
 from ..names import INTER_POD_AFFINITY
 from . import filtering, scoring
 from .counts import PodCounts
@@ -221,24 +222,33 @@ def _term_json(t: AffinityTerm) -> dict:
 
 
 def _counts_json(counts: filtering.TopologyCounts) -> list[dict]:
-    return [{"topologyKey": k, "topologyValue": v, "count": n}
-            for (k, v), n in sorted(counts.items())]
+    """The first MAX_NODE_NAMES pairs in (key, value) order: a term over hostnames has a
+    pair per node, and each pending pod's explanation would otherwise list thousands."""
+    return [{"topologyKey": k, "topologyValue": v, "count": counts[(k, v)]}
+            for k, v in sorted(counts)[:MAX_NODE_NAMES]]
 
 
 def _explain_filter(s: PreFilterState) -> dict:
-    """Required terms (namespace-merged) and the per topology pair counts Filter reads."""
+    """Required terms (namespace-merged) and the per topology pair counts Filter reads
+    (each list bounded; its ``...PairCount`` says how many pairs there are)."""
     return {
         "requiredAffinityTerms": [_term_json(t) for t in s.pod_info.required_affinity_terms],
         "requiredAntiAffinityTerms": [_term_json(t)
                                       for t in s.pod_info.required_anti_affinity_terms],
         "affinityCounts": _counts_json(s.affinity_counts),
+        "affinityPairCount": len(s.affinity_counts),
         "antiAffinityCounts": _counts_json(s.anti_affinity_counts),
+        "antiAffinityPairCount": len(s.anti_affinity_counts),
         "existingAntiAffinityCounts": _counts_json(s.existing_anti_affinity_counts),
+        "existingAntiAffinityPairCount": len(s.existing_anti_affinity_counts),
     }
 
 
 def _explain_score(s: PreScoreState) -> dict:
-    """The summed signed weights per topology pair Score reads."""
-    return {"topologyScore": [{"topologyKey": k, "topologyValue": v, "score": n}
-                              for k in sorted(s.topology_score)
-                              for v, n in sorted(s.topology_score[k].items())]}
+    """The summed signed weights per topology pair Score reads (the first MAX_NODE_NAMES
+    pairs; ``topologyScorePairCount`` says how many there are)."""
+    pairs = [(k, v) for k in sorted(s.topology_score) for v in sorted(s.topology_score[k])]
+    return {"topologyScore": [{"topologyKey": k, "topologyValue": v,
+                               "score": s.topology_score[k][v]}
+                              for k, v in pairs[:MAX_NODE_NAMES]],
+            "topologyScorePairCount": len(pairs)}

@@ -50,8 +50,10 @@ def test_explain_reports_counts_per_topology_pair() -> None:
         "requiredAntiAffinityTerms": [{"topologyKey": "zone", "labelSelector": "app=web",
                                        "namespaces": ["default"], "namespaceSelector": None}],
         "affinityCounts": [{"topologyKey": "zone", "topologyValue": "z1", "count": 1}],
-        "antiAffinityCounts": [],
+        "affinityPairCount": 1,
+        "antiAffinityCounts": [], "antiAffinityPairCount": 0,
         "existingAntiAffinityCounts": [{"topologyKey": "zone", "topologyValue": "z2", "count": 1}],
+        "existingAntiAffinityPairCount": 1,
     }}
 
 
@@ -63,7 +65,23 @@ def test_explain_reports_topology_score() -> None:
     assert pl.pre_filter(state, pod, handle.snapshot.list()) == (None, Status(Code.Skip))
     assert pl.pre_score(state, pod, handle.snapshot.list()) == Status()
     assert pl.explain(state, pod) == {"score": {"topologyScore": [
-        {"topologyKey": "zone", "topologyValue": "z2", "score": 7}]}}
+        {"topologyKey": "zone", "topologyValue": "z2", "score": 7}], "topologyScorePairCount": 1}}
+
+
+def test_explain_lists_at_most_100_pairs_and_counts_them_all() -> None:
+    # one rack per node, each with a pod the incoming pod's anti-affinity repels
+    nodes = [node(f"n{i:03}", rack=f"r{i:03}") for i in range(150)]
+    handle = FakeHandle(nodes, [make_pod(f"w{i:03}").label("app", "web").node(f"n{i:03}").obj()
+                                for i in range(150)])
+    pl = InterPodAffinity(None, handle)
+    state = CycleState()
+    pod = make_pod("p").pod_anti_affinity("rack", sel_in("app", "web")).obj()
+    assert pl.pre_filter(state, pod, handle.snapshot.list()) == (None, Status())
+    ex = pl.explain(state, pod)["filter"]
+    assert (len(ex["antiAffinityCounts"]), ex["antiAffinityPairCount"]) == (100, 150)
+    assert ex["antiAffinityCounts"][:2] == [
+        {"topologyKey": "rack", "topologyValue": "r000", "count": 1},
+        {"topologyKey": "rack", "topologyValue": "r001", "count": 1}]
 
 
 def test_explain_is_none_when_both_skipped() -> None:
