@@ -20,6 +20,9 @@ INTERNAL_ERROR = "The engine failed on this scenario because of an internal erro
 WORKER_LOST = ("The worker running this simulation stopped {n} times (killed or out of memory); "
                "it was not retried again.")
 EXPLANATION_LOST = "The worker computing it stopped (killed or out of memory)."
+RESULT_TOO_LARGE = ("The simulation finished, but its result is larger than the database can store in one "
+                    "document (PostgreSQL refuses JSON over 256 MB). Run it with fewer pending pods, or with "
+                    "the engine's command line, which has no such limit.")
 # A run whose worker died is redelivered and restarted at most this many times (Run.attempts counts restarts).
 MAX_RESTARTS = 2
 
@@ -55,9 +58,16 @@ def execute_run(self, run_id):
         summary = compare.cell_summary(result)
     computed = time.perf_counter()
     # One write for status, result and error; only if the stuck-run reaper hasn't taken the run meanwhile.
-    store(lambda: Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(
-        status=status, result=result, error=error, summary=summary, finished_at=timezone.now(), progress=None
-    ), f"run {run_id}")
+    try:
+        store(lambda: Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(
+            status=status, result=result, error=error, summary=summary, finished_at=timezone.now(), progress=None
+        ), f"run {run_id}")
+    except ResultTooLarge as e:
+        log.error("run %s: the database refused its result: %s", run_id, e)
+        status = Run.Status.FAILED
+        store(lambda: Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(
+            status=status, result=None, error=RESULT_TOO_LARGE, summary=None, finished_at=timezone.now(),
+            progress=None), f"run {run_id}")
     log.info("run %s: %s; engine %.0f ms, stored in %.0f ms", run_id, status,
              (computed - started) * 1000, (time.perf_counter() - computed) * 1000)
 
@@ -65,14 +75,26 @@ def execute_run(self, run_id):
 STORE_ATTEMPTS = 4
 
 
+class ResultTooLarge(Exception):
+    """The database refused a write for a size limit of its own (PostgreSQL's SQLSTATE class 54,
+    e.g. a jsonb document over 256 MB): writing it again would fail the same way."""
+
+
+def _over_a_limit(err):
+    return str(getattr(err.__cause__, "sqlstate", "") or "").startswith("54")
+
+
 def store(update, what):
     """update() (a write of the task's outcome), again on a new connection if the database dropped
     the one it had (a restart, a failover, pg_terminate_backend while the engine ran): the result of
-    minutes of simulation is not lost, nor is the run left "running" for the reaper to redo."""
+    minutes of simulation is not lost, nor is the run left "running" for the reaper to redo. A write
+    the database refuses for its size raises ResultTooLarge at once."""
     for attempt in range(1, STORE_ATTEMPTS + 1):
         try:
             return update()
-        except (OperationalError, InterfaceError):
+        except (OperationalError, InterfaceError) as e:
+            if _over_a_limit(e):
+                raise ResultTooLarge(str(e).splitlines()[0]) from e
             if attempt == STORE_ATTEMPTS:
                 raise
             log.warning("%s: the database connection failed while storing the outcome; retrying", what,
