@@ -67,6 +67,16 @@ def make_user(name, password=None):
     return user
 
 
+def owner_and_small_scenario():
+    """An owner ("olga") of a team ("platform") and its "Small cluster" scenario: the set-up of a test that
+    cannot share BaseTestCase's class-wide data (a TransactionTestCase, whose queries may break a transaction)."""
+    owner = make_user("olga")
+    team = Team.objects.create(name="platform")
+    Membership.objects.create(team=team, user=owner, role="owner")
+    return owner, services.create_scenario(team=team, name="Small cluster", manifests=SMALL, author=owner,
+                                           message="first")
+
+
 class BaseTestCase(TestCase):
     @classmethod
     def setUpTestData(cls):

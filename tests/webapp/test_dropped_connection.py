@@ -6,10 +6,9 @@ import pytest
 from django.db import connection
 from django.test import Client, TransactionTestCase
 
-from webapp.scenarios import services
-from webapp.scenarios.models import Membership, Scenario, Team
+from webapp.scenarios.models import Scenario
 
-from .base import SMALL, make_user
+from .base import owner_and_small_scenario
 
 pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="pg_terminate_backend needs PostgreSQL")
 
@@ -33,11 +32,7 @@ class DropOnce:
 
 class DroppedConnectionTestCase(TransactionTestCase):
     def setUp(self):
-        self.owner = make_user("olga")
-        team = Team.objects.create(name="platform")
-        Membership.objects.create(team=team, user=self.owner, role="owner")
-        self.scenario = services.create_scenario(team=team, name="Small cluster", manifests=SMALL,
-                                                 author=self.owner, message="first")
+        self.owner, self.scenario = owner_and_small_scenario()
         self.client = Client(raise_request_exception=False)
         self.client.force_login(self.owner)
 

@@ -6,10 +6,10 @@ import pytest
 from django.db import connection
 from django.test import Client, TransactionTestCase
 
-from webapp.scenarios import services, tasks
-from webapp.scenarios.models import Membership, Run, Team
+from webapp.scenarios import tasks
+from webapp.scenarios.models import Run
 
-from .base import SMALL, make_user
+from .base import owner_and_small_scenario
 
 pytestmark = pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's own size limit")
 
@@ -31,11 +31,7 @@ class RefuseForSize:
 
 class ResultTooLargeTests(TransactionTestCase):
     def setUp(self):
-        self.owner = make_user("olga")
-        team = Team.objects.create(name="platform")
-        Membership.objects.create(team=team, user=self.owner, role="owner")
-        self.scenario = services.create_scenario(team=team, name="Small cluster", manifests=SMALL,
-                                                 author=self.owner, message="first")
+        self.owner, self.scenario = owner_and_small_scenario()
 
     def test_a_result_too_large_to_store_fails_the_run_with_a_message(self):
         run = Run.objects.create(scenario=self.scenario, revision=self.scenario.head(), created_by=self.owner)
