@@ -14,6 +14,7 @@ from types import SimpleNamespace
 from typing import Iterable, Mapping
 
 from .framework.types import NodeInfo
+from .k8s.shared_memo import MISS, IdentityMemo
 from .k8s.types import DO_NOT_SCHEDULE, HONOR, SCHEDULE_ANYWAY, Pod
 from .plugins.podtopologyspread.common import Constraint
 from .plugins.podtopologyspread.filtering import cal_pre_filter_state
@@ -27,20 +28,16 @@ def owner_of(pod: Pod) -> str:
     refs = pod.owner_references
     if not refs:
         return ""
-    hit = _OWNERS.get(id(refs))
-    if hit is not None and hit[0] is refs:
-        return hit[1]
-    owner = next((r for r in refs if getattr(r, "controller", False)), refs[0])
-    name = f"{owner.kind}/{owner.name}"
-    if len(_OWNERS) > 4096:
-        _OWNERS.clear()
-    _OWNERS[id(refs)] = (refs, name)
+    name = _OWNERS.get(refs)
+    if name is MISS:
+        owner = next((r for r in refs if getattr(r, "controller", False)), refs[0])
+        name = _OWNERS.put(f"{owner.kind}/{owner.name}", refs)
     return name
 
 
-# id(owner references) -> (them, "Kind/name"): the loader shares one tuple among a
-# workload's pods
-_OWNERS: dict[int, tuple[object, str]] = {}
+# per owner references object: "Kind/name" (the loader shares one tuple among a workload's
+# pods)
+_OWNERS: IdentityMemo[str] = IdentityMemo()
 
 
 def workload_of(pod: Pod) -> str:

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..framework.types import NodeInfo, PodInfo
 from ..k8s import labels as klabels
+from ..k8s.shared_memo import MISS, IdentityMemo
 from ..k8s.types import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Node, Pod
 
 INT = np.int64
@@ -278,22 +279,17 @@ class NodeTable:
         return self.name_array[np.asarray(idx, dtype=np.intp)].tolist()
 
 
-# (id(containers), id(init containers)) -> (both, whether a port has a host port): the
-# loader shares one containers tuple among a workload's pods
-_HOST_PORTS: dict[tuple[int, int], tuple[tuple, bool]] = {}
+# per (containers, init containers) objects: whether a port has a host port (the loader
+# shares one containers tuple among a workload's pods)
+_HOST_PORTS: IdentityMemo[bool] = IdentityMemo()
 
 
 def _has_host_port(pi: PodInfo) -> bool:
     """Some container or init container of the pod asks for a host port."""
     pod = pi.pod
-    parts = (pod.containers, pod.init_containers)
-    key = (id(parts[0]), id(parts[1]))
-    hit = _HOST_PORTS.get(key)
-    if hit is not None and hit[0][0] is parts[0] and hit[0][1] is parts[1]:
-        return hit[1]
-    value = any(p.host_port > 0 for c in (*pod.containers, *pod.init_containers)
-                for p in c.ports)
-    if len(_HOST_PORTS) > 4096:
-        _HOST_PORTS.clear()
-    _HOST_PORTS[key] = (parts, value)
+    value = _HOST_PORTS.get(pod.containers, pod.init_containers)
+    if value is MISS:
+        value = _HOST_PORTS.put(any(
+            p.host_port > 0 for c in (*pod.containers, *pod.init_containers) for p in c.ports),
+            pod.containers, pod.init_containers)
     return value

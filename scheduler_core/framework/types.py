@@ -13,6 +13,7 @@ from typing import Mapping
 from ..k8s import labels as klabels
 from ..k8s.resource import NON_ZERO_DEFAULTS, pod_requests
 from ..k8s.types import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Node, Pod, PodAffinityTerm
+from ..k8s.shared_memo import MISS, IdentityMemo
 
 
 @dataclass(slots=True)
@@ -128,42 +129,33 @@ class PodInfo:
     non_zero_requests: Mapping[str, int] = field(default_factory=dict)
 
 
-_NON_ZERO: dict[tuple[int, int, int], tuple[tuple, Mapping[str, int]]] = {}
+# per (containers, init containers, overhead) objects: PodRequests with the non-zero defaults
+_NON_ZERO: IdentityMemo[Mapping[str, int]] = IdentityMemo()
 
 
 def _non_zero_requests(pod: Pod) -> Mapping[str, int]:
     """PodRequests with the non-zero defaults, once per (containers, init containers,
     overhead) object triple: the loader shares them among a workload's pods."""
-    parts = (pod.containers, pod.init_containers, pod.overhead)
-    key = (id(parts[0]), id(parts[1]), id(parts[2]))
-    hit = _NON_ZERO.get(key)
-    if hit is not None:
-        got = hit[0]
-        if got[0] is parts[0] and got[1] is parts[1] and got[2] is parts[2]:
-            return hit[1]
-    value = pod_requests(pod.containers, pod.init_containers, pod.overhead, NON_ZERO_DEFAULTS)
-    if len(_NON_ZERO) > 4096:
-        _NON_ZERO.clear()
-    _NON_ZERO[key] = (parts, value)
+    value = _NON_ZERO.get(pod.containers, pod.init_containers, pod.overhead)
+    if value is MISS:
+        value = _NON_ZERO.put(
+            pod_requests(pod.containers, pod.init_containers, pod.overhead, NON_ZERO_DEFAULTS),
+            pod.containers, pod.init_containers, pod.overhead)
     return value
 
 
-# (id(containers), id(init containers)) -> (both, their ports NodeInfo accounts)
-_PORTS: dict[tuple[int, int], tuple[tuple, tuple]] = {}
+# per (containers, init containers) objects: the ports NodeInfo accounts
+_PORTS: IdentityMemo[tuple] = IdentityMemo()
 
 
 def _used_ports(pod: Pod) -> tuple:
     """NodeInfo.updateUsedPorts' ports: the containers' and the sidecar init containers'
     (once per containers tuple: the loader shares them among a workload's pods)."""
-    parts = (pod.containers, pod.init_containers)
-    hit = _PORTS.get((id(parts[0]), id(parts[1])))
-    if hit is not None and hit[0][0] is parts[0] and hit[0][1] is parts[1]:
-        return hit[1]
-    value = tuple(p for c in (*(c for c in pod.init_containers if c.restart_policy == "Always"),
-                              *pod.containers) for p in c.ports)
-    if len(_PORTS) > 4096:
-        _PORTS.clear()
-    _PORTS[(id(parts[0]), id(parts[1]))] = (parts, value)
+    value = _PORTS.get(pod.containers, pod.init_containers)
+    if value is MISS:
+        value = _PORTS.put(tuple(
+            p for c in (*(c for c in pod.init_containers if c.restart_policy == "Always"),
+                        *pod.containers) for p in c.ports), pod.containers, pod.init_containers)
     return value
 
 
@@ -177,42 +169,36 @@ def new_pod_info(pod: Pod) -> PodInfo:
     return PodInfo(pod, *_pod_terms(pod, aff, pa, paa), pod.requests, _non_zero_requests(pod))
 
 
-# id(affinity) -> (affinity, whether its terms read the pod's labels)
-_READS_LABELS: dict[int, tuple[object, bool]] = {}
-# (id(affinity), namespace, id(labels) or 0) -> (affinity, labels, the four term tuples)
-_TERMS: dict[tuple[int, str, int], tuple[object, object, tuple]] = {}
+# per affinity object: whether its terms read the pod's labels
+_READS_LABELS: IdentityMemo[bool] = IdentityMemo()
+# per (affinity, and labels when its terms read them) objects and namespace: the four term
+# tuples
+_TERMS: IdentityMemo[tuple] = IdentityMemo()
 
 
 def _pod_terms(pod: Pod, aff, pa, paa) -> tuple:
     """NewPodInfo's four term tuples, once per (affinity object, namespace, and the labels
     object when a term has matchLabelKeys or mismatchLabelKeys): the loader shares the
     affinity and labels among a workload's pods, so they share their terms as well."""
-    known = _READS_LABELS.get(id(aff))
-    if known is None or known[0] is not aff:
+    reads = _READS_LABELS.get(aff)
+    if reads is MISS:
         terms = [*(pa.required if pa else ()), *(paa.required if paa else ()),
                  *(w.pod_affinity_term for w in (pa.preferred if pa else ())),
                  *(w.pod_affinity_term for w in (paa.preferred if paa else ()))]
-        known = (aff, any(t.match_label_keys or t.mismatch_label_keys for t in terms))
-        if len(_READS_LABELS) > 4096:
-            _READS_LABELS.clear()
-        _READS_LABELS[id(aff)] = known
-    labels = pod.labels if known[1] else None
-    key = (id(aff), pod.namespace, id(labels) if labels is not None else 0)
-    hit = _TERMS.get(key)
-    if hit is not None and hit[0] is aff and hit[1] is labels:
-        return hit[2]
-    value = (
+        reads = _READS_LABELS.put(
+            any(t.match_label_keys or t.mismatch_label_keys for t in terms), aff)
+    labels = pod.labels if reads else None
+    value = _TERMS.get(aff, labels, extra=pod.namespace)
+    if value is not MISS:
+        return value
+    return _TERMS.put((
         tuple(new_affinity_term(pod, t) for t in (pa.required if pa else ())),
         tuple(new_affinity_term(pod, t) for t in (paa.required if paa else ())),
         tuple(WeightedAffinityTerm(new_affinity_term(pod, w.pod_affinity_term), w.weight)
               for w in (pa.preferred if pa else ())),
         tuple(WeightedAffinityTerm(new_affinity_term(pod, w.pod_affinity_term), w.weight)
               for w in (paa.preferred if paa else ())),
-    )
-    if len(_TERMS) > 4096:
-        _TERMS.clear()
-    _TERMS[key] = (aff, labels, value)
-    return value
+    ), aff, labels, extra=pod.namespace)
 
 
 _PARSE_ERRORS: dict[int, tuple[object, str | None]] = {}

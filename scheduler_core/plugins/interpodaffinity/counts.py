@@ -25,25 +25,23 @@ from typing import Hashable, Mapping, Sequence
 import numpy as np
 
 from ...framework.types import NodeInfo, PodInfo
+from ...k8s.shared_memo import MISS, IdentityMemo
 from ...k8s.types import Pod
 from .filtering import NO_NAMESPACE_LABELS, TopologyCounts, pod_matches_all_affinity_terms
 from .scoring import PreScoreState
 
 
-# (id(labels), namespace) -> (labels, class key): the loader shares one labels mapping
-# among a workload's pods, so most pods find their key without building a frozenset
-_CLASS_KEYS: dict[tuple[int, str], tuple[Mapping[str, str], Hashable]] = {}
+# per labels object and namespace: the pod class key (the loader shares one labels mapping
+# among a workload's pods, so most pods find their key without building a frozenset)
+_CLASS_KEYS: IdentityMemo[Hashable] = IdentityMemo()
 
 
 def _class_key(pod: Pod) -> Hashable:
     labels = pod.labels
-    hit = _CLASS_KEYS.get((id(labels), pod.namespace))
-    if hit is not None and hit[0] is labels:
-        return hit[1]
-    key = ("class", pod.namespace, frozenset(labels.items()))
-    if len(_CLASS_KEYS) > 4096:
-        _CLASS_KEYS.clear()
-    _CLASS_KEYS[(id(labels), pod.namespace)] = (labels, key)
+    key = _CLASS_KEYS.get(labels, extra=pod.namespace)
+    if key is MISS:
+        key = _CLASS_KEYS.put(("class", pod.namespace, frozenset(labels.items())), labels,
+                              extra=pod.namespace)
     return key
 
 

@@ -14,6 +14,7 @@ from typing import Iterable, Mapping, Sequence
 from ...framework.types import PodInfo
 from ...k8s import labels as klabels
 from ...k8s.nodeaffinity import RequiredNodeAffinity
+from ...k8s.shared_memo import MISS, IdentityMemo
 from ...k8s.taints import do_not_schedule_taints_filter, find_matching_untolerated_taint
 from ...k8s.types import HONOR, IGNORE, Node, Pod, TopologySpreadConstraint
 from ..helper.spread import default_selector_with_sources
@@ -119,23 +120,20 @@ def count_pods_match_selector(pod_infos: Iterable[PodInfo], selector: klabels.Se
     if selector.empty():
         return 0
     count = 0
-    memo, sid = _MATCHED, id(selector)
+    memo = _MATCHED
     for pi in pod_infos:
         p = pi.pod
         if p.deletion_timestamp is not None or p.namespace != ns:
             continue
         labels = p.labels
-        hit = memo.get((sid, id(labels)))
-        if hit is None or hit[0] is not selector or hit[1] is not labels:
-            hit = (selector, labels, selector.matches(labels))
-            if len(memo) > 65536:
-                memo.clear()
-            memo[(sid, id(labels))] = hit
-        if hit[2]:
+        hit = memo.get(selector, labels)
+        if hit is MISS:
+            hit = memo.put(selector.matches(labels), selector, labels)
+        if hit:
             count += 1
     return count
 
 
-# (id(selector), id(labels)) -> (selector, labels, whether it matches): a workload's pods
-# share one labels mapping (the loader's), so each node's count asks each pair once
-_MATCHED: dict[tuple[int, int], tuple[klabels.Selector, Mapping[str, str], bool]] = {}
+# per (selector, labels) objects: whether it matches (a workload's pods share one labels
+# mapping, the loader's, so each node's count asks each pair once)
+_MATCHED: IdentityMemo[bool] = IdentityMemo(65536)
