@@ -126,7 +126,10 @@ class ScenarioCreateSerializer(serializers.Serializer):
     def validate_team(self, value):
         user = self.context["request"].user
         teams = Team.objects.filter(memberships__user=user)
-        team = teams.filter(pk=int(value)).first() if limits.is_number(value) else teams.filter(name=value).first()
+        if limits.is_number(value):  # an id (none past MAX_ID), else a name
+            team = teams.filter(pk=int(value)).first() if limits.is_id(value) else None
+        else:
+            team = teams.filter(name=value).first()
         if team is None:
             raise serializers.ValidationError("No team of yours has this id or name.")
         if not Membership.objects.get(team=team, user=user).allows(Membership.Role.EDITOR):

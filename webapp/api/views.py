@@ -90,7 +90,10 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         qs = Scenario.objects.visible_to(self.request.user).select_related("team", "created_by")
         team = self.request.query_params.get("team")
         if team:
-            qs = qs.filter(team_id=int(team)) if limits.is_number(team) else qs.filter(team__name=team)
+            if limits.is_number(team):  # an id (none past MAX_ID), else a name
+                qs = qs.filter(team_id=int(team)) if limits.is_id(team) else qs.none()
+            else:
+                qs = qs.filter(team__name=team)
         search = self.request.query_params.get("search")
         if search:
             qs = qs.filter(name__icontains=search)

@@ -40,6 +40,16 @@ def is_number(raw):
     return isinstance(raw, str) and raw.isascii() and raw.isdigit() and len(raw) <= 100
 
 
+# The largest id a database column holds (a bigint): SQLite refuses to compare a larger Python int at all
+# (OverflowError), so a lookup by a larger number is answered as finding nothing without asking.
+MAX_ID = 2**63 - 1
+
+
+def is_id(raw):
+    """True for a number (is_number) that may be a stored id: at most MAX_ID."""
+    return is_number(raw) and int(raw) <= MAX_ID
+
+
 def human_bytes(n):
     return f"{n / 1_000_000:.1f} MB" if n >= 100_000 else f"{n} bytes"
 
