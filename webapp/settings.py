@@ -83,7 +83,10 @@ EDITOR_MAX_BYTES = envint("EDITOR_MAX_BYTES", str(2 * 1024 * 1024))
 RESULT_CACHE_RUNS = envint("RESULT_CACHE_RUNS", "4")
 # Manifest texts are stored once and compressed; each process keeps the texts it read last, decompressed,
 # up to this many bytes (a worker running a sweep's cells reads each text once).
-TEXT_CACHE_BYTES = envint("TEXT_CACHE_BYTES", str(256 * 1024 * 1024))
+TEXT_CACHE_BYTES = envint("TEXT_CACHE_BYTES", str(640 * 1024 * 1024))
+# What pages work out from a manifest text alone (the quick-edit outline) is kept in the database for texts of
+# at least this many characters, so that no process parses a large text again to show a page.
+TEXT_FACT_MIN_BYTES = envint("TEXT_FACT_MIN_BYTES", str(1024 * 1024))
 
 # Login throttling: the login page locks a username (and an address) out after
 # LOGIN_MAX_FAILURES failures within LOGIN_LOCKOUT_SECONDS; the token endpoint has a DRF throttle.

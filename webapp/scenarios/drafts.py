@@ -1,39 +1,17 @@
 """Drafts: one user's unsaved edits of a scenario, run and saved through services."""
 
-import re
-
 from django.utils import timezone
 
 from . import engine, services
-from .manifests import documents, edits
+from .manifests import edits
+from .manifests import summary as manifests_summary
 from .models import Draft, Run
 
 
 def summary(manifests, config=""):
     """(ok, message, warnings, object, field): the engine's verdict on a text, for the editor
-    (remembered per text: opening a large draft again does not load it into the engine again)."""
-    config_key = engine.text_key(config or "").hex()
-    return dict(documents.memo(f"check:{config_key}", manifests, lambda: _summary(manifests, config)))
-
-
-def _summary(manifests, config=""):
-    try:
-        scenario = engine.load(manifests, config, keep=False)  # typed, not saved
-    except engine.ScenarioInvalid as e:
-        line = None  # a message that names an object and field, not a line: the editor marks the field's line
-        if e.input in ("", "manifests") and not re.search(r"\bline \d+", str(e)):
-            line = documents.line_of(manifests, e.object, e.field)
-        return {"ok": False, "message": str(e), "object": e.object, "field": e.field,
-                "input": e.input, "warnings": [], "line": line}
-    pods = list(scenario.pods)
-    pending = sum(1 for p in pods if not p.node_name)
-    gated = sum(1 for p in pods if p.scheduling_gates)
-    return {
-        "ok": True, "object": "", "field": "", "input": "",
-        "message": f"valid: {len(scenario.nodes)} nodes, {len(pods)} pods ({pending} pending, {gated} gated)",
-        "warnings": [str(w) for w in scenario.warnings],
-        "nodes": len(scenario.nodes), "pods": len(pods), "pending": pending, "gated": gated,
-    }
+    (manifests.summary.check: remembered per text, kept in the database for a large one)."""
+    return manifests_summary.check(manifests, config)
 
 
 def get_or_start(scenario, user):

@@ -23,6 +23,7 @@ from scheduler_core.k8s.quantity import QuantityError, parse_quantity
 from scheduler_core.scenario_io import parse_fast as _engine_parse_fast
 # what a quick edit uses to keep a List's unchanged items as written, and while it copies and writes
 from scheduler_core.scenario_io import list_item_starts, node_properties, without_cycle_collection  # noqa: F401
+from . import texts
 from .manifests import limits
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,8 @@ LOADED_MAX_BYTES = 8_000_000  # texts larger than this are not kept
 def text_key(manifests, config=""):
     """What names a text (and its configuration) in every cache of the web app: the ones below and the
     manifest readers' (manifests/documents.py)."""
-    return hashlib.sha256(f"{len(manifests)}:{manifests}{config or ''}".encode()).digest()
+    # (the text by its stored key, which a process holding the text knows without hashing it again)
+    return hashlib.sha256(f"{texts.key_of(manifests)}|{config or ''}".encode()).digest()
 
 
 def load(manifests, config="", keep=True, parsed=None):
@@ -104,6 +106,11 @@ def _cache_settings():
 
 
 _FINGERPRINT = None
+
+
+def fingerprint():
+    """Names the engine build this process runs (what it decides may differ in another)."""
+    return _engine_fingerprint()
 
 
 def _engine_fingerprint():

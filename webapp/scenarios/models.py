@@ -29,6 +29,22 @@ class Text(models.Model):
         return f"text {self.key[:12]} ({self.size} bytes)"
 
 
+class TextFact(models.Model):
+    """What a page worked out from a manifest text alone (the quick-edit outline, the engine's verdict), kept
+    by the text's key so that no page parses a large text again (texts.fact). `name` says what and under which
+    version of the code that worked it out; a text's facts never change."""
+
+    key = models.CharField(max_length=64)  # the SHA-256 of the text, as Text.key (no foreign key: a fact of a
+    name = models.CharField(max_length=200)  # text stays true whether or not the text is stored)
+    value = models.JSONField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["key", "name"], name="one_fact_per_text_and_name")]
+
+    def __str__(self):
+        return f"{self.name} of text {self.key[:12]}"
+
+
 class Team(models.Model):
     name = models.CharField(max_length=100, unique=True)
     members = models.ManyToManyField(

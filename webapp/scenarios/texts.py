@@ -29,7 +29,33 @@ def _text_model():
 
 
 def key_of(text):
+    """The text's key: its SHA-256, or, for a text this process holds (read or stored), the key it was
+    kept under (hashing a 267 MB text takes half a second, and a page asks several times)."""
+    if len(text) > KNOWN_BY_IDENTITY:
+        with _lock:
+            for key, held in _texts.items():
+                if held is text:
+                    return key
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+KNOWN_BY_IDENTITY = 1 << 20  # smaller texts hash faster than the search
+
+
+def fact(text, name, compute):
+    """compute(text)'s value (JSON), worked out once per text and name and kept in the database (TextFact):
+    what pages derive from a text alone, so that no process parses a large text again for it. `name` must say
+    which code worked it out (a fact is never recomputed under the same name)."""
+    if len(text) < settings.TEXT_FACT_MIN_BYTES:  # (parsed faster than a database round trip)
+        return compute(text)
+    TextFact = apps.get_model("scenarios", "TextFact")
+    key = key_of(text)
+    found = TextFact.objects.filter(key=key, name=name).values_list("value", flat=True).first()
+    if found is not None:
+        return found
+    value = compute(text)
+    TextFact.objects.bulk_create([TextFact(key=key, name=name, value=value)], ignore_conflicts=True)
+    return value
 
 
 def put(text):

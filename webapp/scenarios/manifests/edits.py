@@ -10,10 +10,12 @@ Comments in the YAML are not kept (the text is re-serialised).
 """
 
 import copy
+import hashlib
+from pathlib import Path
 
 import yaml
 
-from .. import engine
+from .. import engine, texts
 from . import documents, limits
 
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
@@ -618,18 +620,24 @@ def apply_edits(text, edits, config=""):
 
 def outline(text, keep=True):
     """What the quick-edit forms offer: workloads with their spread constraints, pods, nodes, zones,
-    PriorityClasses and the topology keys on nodes (shared between pages: not to be changed). `keep` False:
-    not remembered for later pages (a caller that keeps what it needs of it)."""
+    PriorityClasses and the topology keys on nodes (shared between pages: not to be changed). Worked out once
+    per text and kept in the database (texts.fact: a 5,000-node text takes half a minute to parse). `keep`
+    False: not remembered in this process for later pages (a caller that keeps what it needs of it)."""
     if not keep:
-        return _outline(text)
-    return documents.memo("outline", text, lambda: _outline(text))
+        return texts.fact(text, OUTLINE_FACT, _outline)
+    return documents.memo("outline", text, lambda: texts.fact(text, OUTLINE_FACT, _outline))
+
+
+# the outline's name among a text's stored facts: it changes with this module's code
+OUTLINE_FACT = "quick-edit outline " + hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 
 
 def _outline(text):
     try:
         objects, _ = parse(text, read_only=True)
     except EditError:
-        return {"workloads": [], "controllers": [], "nodes": [], "zones": [], "pods": [], "priority_classes": [],
+        return {"workloads": [], "controllers": [], "nodes": [], "zones": [], "pods": [], "pod_count": 0,
+                "priority_classes": [],
                 "node_keys": [], "many_targets": False, "many_nodes": False}
     workloads = []
     for o in objects:
@@ -657,13 +665,14 @@ def _outline(text):
                        "globalDefault": bool(o.get("globalDefault"))}
                       for o in objects if o.get("kind") == "PriorityClass"), key=lambda c: (c["value"] or 0, c["name"]))
     node_keys = sorted({k for n in nodes(objects) for k in (meta(n).get("labels") or {})})
-    pod_rows = [{"ref": ref(p), **_pod_fields(p.get("spec") or {})} for p in pods(objects)]
+    all_pods = pods(objects)
+    # past this many, the forms take a typed name instead of listing every choice (and the pods are not listed)
+    many_targets = len(all_pods) + len(workloads) > QUICK_LIST_MAX
+    pod_rows = [] if many_targets else [{"ref": ref(p), **_pod_fields(p.get("spec") or {})} for p in all_pods]
     return {"workloads": workloads, "controllers": [w for w in workloads if w["ref"].split("/")[0] in WORKLOAD_KINDS],
-            "nodes": node_rows, "zones": zones, "pods": pod_rows,
+            "nodes": node_rows, "zones": zones, "pods": pod_rows, "pod_count": len(all_pods),
             "priority_classes": classes, "node_keys": node_keys,
-            # past this many, the forms take a typed name instead of listing every choice
-            "many_targets": len(pod_rows) + len(workloads) > QUICK_LIST_MAX,
-            "many_nodes": len(node_rows) > QUICK_LIST_MAX}
+            "many_targets": many_targets, "many_nodes": len(node_rows) > QUICK_LIST_MAX}
 
 
 def _pod_fields(spec):

@@ -3,9 +3,13 @@
 It only reads what the user wrote; every scheduling answer comes from the engine.
 """
 
+import hashlib
+import re
+from pathlib import Path
+
 import yaml
 
-from .. import engine
+from .. import engine, texts
 from . import documents, edits, limits, pods
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
@@ -32,8 +36,17 @@ def rows_of(found, limit=None):
 
 
 def summarize(text):
-    """{"nodes": node rows, "counts": {kind: number}} of a text (shared: not to be changed)."""
-    return documents.memo("summary", text, lambda: {"nodes": _nodes(text), "counts": _counts(text)})
+    """{"nodes": node rows, "counts": {kind: number}} of a text (shared: not to be changed). Kept in the
+    database for a large text (texts.fact): a draft run's pages show the node table of the draft's text."""
+    return documents.memo("summary", text, lambda: texts.fact(text, SUMMARY_FACT, _summarize))
+
+
+def _summarize(text):
+    return {"nodes": _nodes(text), "counts": _counts(text)}
+
+
+# the summary's name among a text's stored facts: it changes with this module's code
+SUMMARY_FACT = "node table and counts " + hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
 
 
 def of_text(manifests, config=""):
@@ -41,10 +54,45 @@ def of_text(manifests, config=""):
     per kind, the engine's summary of loading it ("load"), its gated pods ("gated") and what the sweep form
     offers ("sweep_outline"). Raises engine.ScenarioInvalid for a text the engine refuses."""
     load = engine.load_summary(manifests, config)
+    check(manifests, config, keep=False)  # (kept in the database for a large text: the draft editor shows it)
     outline = edits.outline(manifests, keep=False)
     return dict(summarize(manifests), load=load, gated=pods.gated_rows(manifests, config), sweep_outline={
         "workloads": [{"ref": w["ref"], "constraints": bool(w["constraints"])} for w in outline["workloads"]],
         "zones": list(outline["zones"])})
+
+
+def check(manifests, config="", keep=True):
+    """{ok, message, warnings, object, field, input, line, and for a valid text nodes, pods, pending, gated}:
+    the engine's verdict on a text, for the draft editor. Remembered per text in this process (`keep` False:
+    not), and kept in the database for a large text (texts.fact), so opening a large draft does not load it
+    into the engine again."""
+    config_key = engine.text_key(config or "").hex()
+    name = f"engine check {engine.fingerprint()} {config_key}"
+
+    def work_out():
+        return texts.fact(manifests, name, lambda text: _check(text, config))
+
+    return dict(documents.memo(f"check:{config_key}", manifests, work_out) if keep else work_out())
+
+
+def _check(manifests, config=""):
+    try:
+        scenario = engine.load(manifests, config, keep=False)  # typed, not saved
+    except engine.ScenarioInvalid as e:
+        line = None  # a message that names an object and field, not a line: the editor marks the field's line
+        if e.input in ("", "manifests") and not re.search(r"\bline \d+", str(e)):
+            line = documents.line_of(manifests, e.object, e.field)
+        return {"ok": False, "message": str(e), "object": e.object, "field": e.field,
+                "input": e.input, "warnings": [], "line": line}
+    pods = list(scenario.pods)
+    pending = sum(1 for p in pods if not p.node_name)
+    gated = sum(1 for p in pods if p.scheduling_gates)
+    return {
+        "ok": True, "object": "", "field": "", "input": "",
+        "message": f"valid: {len(scenario.nodes)} nodes, {len(pods)} pods ({pending} pending, {gated} gated)",
+        "warnings": [str(w) for w in scenario.warnings],
+        "nodes": len(scenario.nodes), "pods": len(pods), "pending": pending, "gated": gated,
+    }
 
 
 def _nodes(text):
