@@ -1,5 +1,8 @@
 from unittest import mock
 
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
 from webapp.scenarios import tasks
 from webapp.scenarios.models import Draft, Run
 
@@ -61,6 +64,19 @@ class DraftViewsTestCase(BaseTestCase):
         r = self.client.get(self.base)
         self.assertContains(r, "newly pending")
         self.assertContains(r, "default/web-1")
+
+    def test_the_editor_shows_a_runs_counts_from_its_summary_without_reading_its_result(self):
+        run = services.queue_run(self.scenario, self.scenario.head(), user=self.editor)
+        tasks.execute_run(run.pk)
+        self.assertEqual(Run.objects.get(pk=run.pk).summary["scheduled"], 1)
+        with CaptureQueriesContext(connection) as queries:
+            r = self.client.get(self.base)
+        self.assertRegex(r.content.decode(), r'<span class="big ok-text">1</span> scheduled')
+        read = [q["sql"] for q in queries.captured_queries if '"scenarios_run"."result"' in q["sql"]]
+        self.assertEqual(read, [])
+        Run.objects.filter(pk=run.pk).update(summary=None)  # a run stored before every run kept a summary
+        r = self.client.get(self.base)
+        self.assertRegex(r.content.decode(), r'<span class="big ok-text">1</span> scheduled')
 
     def test_the_runs_panel_polls_until_both_runs_finish(self):
         self.client.post(self.base + "edit/", {"op": "cordon", "node": "node-a"})

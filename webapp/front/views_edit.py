@@ -5,9 +5,9 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from webapp.scenarios import compare, drafts, engine, services
+from webapp.scenarios import compare, drafts, engine, results_cache, services
 from webapp.scenarios.manifests import edits, limits
-from webapp.scenarios.models import Membership
+from webapp.scenarios.models import Membership, Run
 
 from .views import get_scenario
 
@@ -22,18 +22,26 @@ EDIT_FIELDS = ("workload", "index", "value", "maxSkew", "minDomains", "whenUnsat
 def draft_context(request, scenario, draft, **extra):
     mine, saved = drafts.latest_runs(draft)
     diff = skews = None
-    if mine and saved and mine.result and saved.result:
-        diff = compare.compare(saved.result, mine.result)
-        skews = compare.skew_changes(saved.result, mine.result)
+    done = Run.Status.SUCCEEDED
+    if mine and saved and mine.status == done and saved.status == done:
+        before, after = results_cache.result_of(saved), results_cache.result_of(mine)
+        if before and after:
+            diff, skews = compare.compare(before, after), compare.skew_changes(before, after)
     return {
         "scenario": scenario, "draft": draft, "check": drafts.summary(draft.manifests, draft.config),
         "history": drafts.history(draft), "version": version_of(draft),
         "shown": limits.in_browser(draft.manifests),
         "outline": edits.outline(draft.manifests), "draft_run": mine, "saved_run": saved, "diff": diff, "skews": skews,
-        "draft_counts": compare.counts(mine.result) if mine and mine.result else None,
-        "saved_counts": compare.counts(saved.result) if saved and saved.result else None,
+        "draft_counts": _counts(mine), "saved_counts": _counts(saved),
         "stale": draft.base_revision.number != scenario.current_revision, **extra,
     }
+
+
+def _counts(run):
+    """The counts the editor shows of a run (None until it succeeded)."""
+    if run is None or run.status != Run.Status.SUCCEEDED:
+        return None
+    return compare.counts_of(run, results_cache.result_of)
 
 
 def render_draft(request, scenario, draft, fragment=None, status=200, **extra):

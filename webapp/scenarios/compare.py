@@ -109,8 +109,17 @@ def skew_changes(before, after):
 
 
 def cell_summary(result):
-    """A sweep cell's row from its result: {"scheduled", "pending", "skew": {constraint: skew at the end}}, all the
-    engine's numbers. The worker keeps it with the run, so that the sweep page (polled while the sweep runs) reads
-    neither the cells' texts nor their results."""
-    c = counts(result)
-    return {"scheduled": c["scheduled"], "pending": c["pending"], "skew": max_skew(result)}
+    """A run's counts (as `counts` gives them) and {"skew": {constraint: skew at the end}}, all the engine's
+    numbers. The worker keeps it with every run it finishes, so that pages that show only these (a sweep's table,
+    polled while the sweep runs; the draft editor's two runs) read neither the runs' texts nor their results."""
+    return {**counts(result), "skew": max_skew(result)}
+
+
+def counts_of(run, result_of):
+    """`counts` of a finished run: from the summary kept with it, else from its result (`result_of(run)`; a run
+    stored before every run kept one)."""
+    found = run.summary
+    if found is not None and "running_before" in found:
+        return {k: found[k] for k in ("pods", "scheduled", "pending", "running_before", "evicted")}
+    result = result_of(run)
+    return counts(result) if result else None

@@ -53,9 +53,7 @@ def execute_run(self, run_id):
     started = time.perf_counter()
     run = Run.objects.select_related("revision").get(pk=run_id)
     status, result, error = compute(run)
-    summary = None
-    if run.sweep_id and status == Run.Status.SUCCEEDED:
-        summary = compare.cell_summary(result)
+    summary = compare.cell_summary(result) if status == Run.Status.SUCCEEDED else None
     computed = time.perf_counter()
     # One write for status, result and error; only if the stuck-run reaper hasn't taken the run meanwhile.
     try:
