@@ -58,6 +58,28 @@ class RunDetailTestCase(BaseTestCase):
         self.assertEqual(r.json()["status"], "succeeded")
         self.assertEqual(r.json()["result"]["pods"][0]["node"], "node-a")
 
+    def test_it_sends_the_stored_result_with_every_field_of_the_run(self):
+        from webapp.api.serializers import RunSerializer
+
+        Run.objects.filter(pk=self.run.pk).update(label="zürich — ünïcode", result={
+            "pods": [{"pod": "default/web-1", "message": "0/1 nodes: \"quoted\" \u2014 dash"}], "n": [1, 2.5, None]})
+        r = self.api(self.viewer).get(f"/api/runs/{self.run.pk}/")
+        self.assertEqual((r.status_code, r["Content-Type"]), (200, "application/json"))
+        expected = RunSerializer(Run.objects.get(pk=self.run.pk), context={"request": r.wsgi_request}).data
+        self.assertEqual(r.json(), dict(expected))
+        self.assertEqual(r.json()["result"]["pods"][0]["message"], '0/1 nodes: "quoted" \u2014 dash')
+
+    def test_a_run_without_a_result_answers_null(self):
+        Run.objects.filter(pk=self.run.pk).update(status="queued", result=None)
+        r = self.api(self.viewer).get(f"/api/runs/{self.run.pk}/")
+        self.assertEqual((r.json()["status"], r.json()["result"]), ("queued", None))
+
+    def test_the_browsable_api_shows_the_run_with_its_result(self):
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/api/runs/{self.run.pk}/", HTTP_ACCEPT="text/html")
+        self.assertEqual(r.status_code, 200)
+        self.assertContains(r, "node-a")
+
     def test_it_lists_per_pod_results(self):
         r = self.api(self.viewer).get(f"/api/runs/{self.run.pk}/pods/")
         self.assertEqual(r.json()["pods"], [{"pod": "default/web-1", "outcome": "Scheduled", "node": "node-a"}])
