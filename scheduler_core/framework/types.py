@@ -358,12 +358,19 @@ class NodeInfo:
         """remove_pod for each of infos in turn, in one pass over each list (preemption
         takes every lower-priority pod off a node at once): the lists end in the same
         order. Returns the first PodInfo whose pod is absent (nothing removed from then
-        on), else None."""
+        on), else None. Infos taken from this node's own list (preemption's are) are found
+        by identity; any other by its pod's key, as remove_pod finds it."""
         lists = [(self.pods, True), (self.pods_with_affinity, False),
                  (self.pods_with_required_anti_affinity, False)]
-        where = [{p.pod.key: i for i, p in enumerate(lst)} for lst, _ in lists]
+        own = {id(p) for p in self.pods}
+        if len(own) == len(self.pods) and all(id(pi) in own for pi in infos):
+            ident = id
+        else:
+            def ident(pi):
+                return pi.pod.key
+        where = [{ident(p): i for i, p in enumerate(lst)} if lst else {} for lst, _ in lists]
         for pi in infos:
-            key = pi.pod.key
+            key = ident(pi)
             if key not in where[0]:
                 return pi
             for (lst, accounts), pos in zip(lists, where):
@@ -374,7 +381,7 @@ class NodeInfo:
                 last = lst.pop()  # (remove_pod's swap with the last one)
                 if i < len(lst):
                     lst[i] = last
-                    pos[last.pod.key] = i
+                    pos[ident(last)] = i
                 if accounts:
                     self._update(removed, -1)
         return None

@@ -2,6 +2,7 @@
 import pytest
 
 from scheduler_core.framework.cycle_state import CycleState
+from scheduler_core.framework.types import new_pod_info
 from scheduler_core.framework.interface import Code
 from scheduler_core.k8s.types import Container, ContainerPort, LabelSelector
 from scheduler_core.plugins.nodeports.node_ports import NodePorts
@@ -50,9 +51,10 @@ def _snapshot_of(ni):
             ni.generation, ni.used_ports.ports)
 
 
+@pytest.mark.parametrize("same_objects", [True, False], ids=["the node's own infos", "infos made again"])
 @pytest.mark.parametrize("removed", [[0], [3, 1], [5, 0, 2], [1, 2, 3, 4], [5, 4, 3, 2, 1, 0], []],
                          ids=lambda r: f"remove {r}")
-def test_removing_many_pods_at_once_leaves_what_removing_them_one_by_one_leaves(removed):
+def test_removing_many_pods_at_once_leaves_what_removing_them_one_by_one_leaves(removed, same_objects):
     """Preemption takes every lower-priority pod off a node at once (remove_pod_infos): the node's
     pod lists, in their order, its requests and ports must be what remove_pod gives one by one."""
     sel = LabelSelector(match_labels={"app": "web"})
@@ -65,6 +67,8 @@ def test_removing_many_pods_at_once_leaves_what_removing_them_one_by_one_leaves(
     one_by_one = node_infos([make_node("n1").obj()], bound)[0]
     at_once = one_by_one.clone()
     infos = [next(p for p in one_by_one.pods if p.pod.name == f"p{i}") for i in removed]
+    if not same_objects:  # (found by their pods' keys, as remove_pod finds them)
+        infos = [new_pod_info(pi.pod) for pi in infos]
     for pi in infos:
         assert one_by_one.remove_pod(pi.pod)
     assert at_once.remove_pod_infos(infos) is None
