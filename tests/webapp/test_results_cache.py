@@ -1,6 +1,10 @@
 """A run's pages read its result once per process: the next page of the same run costs no read of the result,
 pages change nothing in it, and a run finished again is read again."""
 
+import re
+from unittest import mock
+
+import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext, override_settings
 from django.utils import timezone
@@ -15,7 +19,7 @@ def result_reads(queries):
     return [q["sql"] for q in queries if '"result"' in q["sql"] and "SELECT" in q["sql"]]
 
 
-@override_settings(RESULT_CACHE_RUNS=4)
+@override_settings(RESULT_CACHE_RUNS=4, RESULT_PARTS_MIN_BYTES=2**40)  # (read whole: see StoredResultTests)
 class ResultCacheTests(BaseTestCase):
     def setUp(self):
         super().setUp()
@@ -51,3 +55,80 @@ class ResultCacheTests(BaseTestCase):
         with CaptureQueriesContext(connection) as again:
             self.client.get(self.pages()[0])
         self.assertEqual(result_reads(again.captured_queries), [])
+
+
+def part_reads(queries):
+    """(how many parts of a result the queries read, whether one of them read the whole result)."""
+    parts, whole = 0, False
+    for q in queries:
+        sql = q["sql"]
+        if not sql.startswith("SELECT") or "pg_column_size" in sql or "length(result)" in sql:
+            continue  # (the probe of a result's size and parts)
+        if "(r -> " in sql:  # PostgreSQL: parts from one decompression
+            parts += sql.count("(r -> ")
+        elif '"scenarios_run"."result", \'$.' in sql:  # SQLite: one part
+            parts += 1
+        elif '"scenarios_run"."result"' in sql:
+            whole = True
+    return parts, whole
+
+
+@override_settings(RESULT_CACHE_RUNS=4, RESULT_PARTS_MIN_BYTES=0)
+class StoredResultTests(BaseTestCase):
+    """A page that reads a few parts of a large result (every result here: RESULT_PARTS_MIN_BYTES=0), the draft
+    editor comparing the draft's run with the saved one, reads those parts only; the pages of one run read it
+    whole (they need most of it)."""
+
+    def setUp(self):
+        super().setUp()
+        results_cache.forget()
+        self.client.force_login(self.editor)
+        self.draft_url = f"/scenarios/{self.scenario.pk}/draft/"
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"), \
+                self.captureOnCommitCallbacks(execute=True):
+            self.client.post(self.draft_url + "edit/", {"op": "add_gate", "workload": "app=web", "name": "hold"})
+        self.runs = list(Run.objects.order_by("id"))
+        for run in self.runs:
+            tasks.execute_run(run.pk)
+        self.client.get(self.draft_url)  # (shows the edit's message once)
+        results_cache.forget()
+
+    def shown(self, url):  # (without the page's CSRF token, new on every response)
+        return re.sub(rb"\b[A-Za-z0-9]{64}\b", b"token", self.client.get(url).content)
+
+    def test_the_draft_editor_reads_only_the_parts_its_comparison_needs(self):
+        parts_in_all = sum(len(Run.objects.get(pk=r.pk).result) for r in self.runs)
+        with mock.patch.object(results_cache, "SMALL_PART", 0), CaptureQueriesContext(connection) as first:
+            page = self.client.get(self.draft_url)  # (every part counts as large: one at a time)
+        parts, whole = part_reads(first.captured_queries)
+        self.assertFalse(whole)
+        self.assertTrue(0 < parts < parts_in_all, parts)  # (not the explanations, say)
+        self.assertContains(page, "newly pending")
+        with CaptureQueriesContext(connection) as again:
+            self.client.get(self.draft_url)
+        self.assertEqual(part_reads(again.captured_queries), (0, False))
+
+    def test_the_comparison_shows_the_same_as_from_whole_results(self):
+        by_parts = self.shown(self.draft_url)
+        results_cache.forget()
+        with override_settings(RESULT_PARTS_MIN_BYTES=2**40):
+            self.assertEqual(by_parts, self.shown(self.draft_url))
+
+    def test_a_runs_pages_read_its_result_whole(self):
+        with CaptureQueriesContext(connection) as queries:
+            self.client.get(f"/runs/{self.runs[0].pk}/")
+        self.assertEqual(part_reads(queries.captured_queries), (0, True))
+
+    def test_a_result_read_by_parts_equals_the_stored_one(self):
+        run = self.runs[0]
+        read = results_cache.result_of(Run.objects.defer("result").get(pk=run.pk), by_parts=True)
+        self.assertIsInstance(read, results_cache.StoredResult)
+        self.assertEqual(dict(read), Run.objects.get(pk=run.pk).result)
+        self.assertIsNone(read.get("no such part"))
+
+    @pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL reads small parts together")
+    def test_small_parts_come_together_from_one_read(self):
+        with CaptureQueriesContext(connection) as first:
+            self.client.get(self.draft_url)
+        reads = [q["sql"] for q in first.captured_queries if "(r -> " in q["sql"]]
+        self.assertEqual(len(reads), 2)  # (one per run)

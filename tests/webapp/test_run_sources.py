@@ -40,7 +40,7 @@ class RunSourceTests(BaseTestCase):
         self.assertEqual(send.call_count, 2)
         self.assertEqual(set(sweep.runs.values_list("source", flat=True)), {"sweep_cell"})
         r = self.api(self.editor).get(f"/api/runs/{sweep.runs.first().pk}/")
-        self.assertEqual(r.data["source"], "sweep_cell")
+        self.assertEqual(r.json()["source"], "sweep_cell")
 
     def test_the_data_migration_names_the_source_of_runs_queued_before_it(self):
         api = self.api(self.editor)

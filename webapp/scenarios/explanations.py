@@ -6,6 +6,7 @@ PodExplanation row and queues it after commit; later ones find it queued, runnin
 """
 
 import logging
+from collections import ChainMap
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
@@ -54,7 +55,9 @@ def with_explanation(run, result, pod, queue=True):
 
 
 def merged(result, pod, found):
-    out = dict(result)
+    """The result with the pod's explanation (and preemption) as computed later laid over it: the result itself
+    is not copied (it may be read a part at a time: results_cache.StoredResult)."""
+    out = ChainMap({}, result)
     if found.get("explanation") is not None:
         out["explanations"] = {**(result.get("explanations") or {}), pod: found["explanation"]}
     if found.get("preemption") is not None:

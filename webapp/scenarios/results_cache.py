@@ -1,16 +1,25 @@
 """A finished run's result, read from the database once per process and kept for the next pages.
 
-A result is written once, when its run finishes, and never changed; every page of a run (the run, its nodes,
-topology, timeline, each pod and node) reads all of it. At production size a result is tens of MB of JSON, a
-quarter of a second or more to fetch and decode, so the last RESULT_CACHE_RUNS results read are kept, keyed by
-run and finish time (a run finished again is read again; a run saved through the ORM in this process is
-forgotten).
+A result is written once, when its run finishes, and never changed; the pages of a run (the run, its nodes,
+topology, timeline, each pod and node) read it. At production size a result is tens of MB of JSON, a quarter of
+a second or more to fetch and decode, so the last RESULT_CACHE_RUNS results read are kept, keyed by run and
+finish time (a run finished again is read again; a run saved through the ORM in this process is forgotten).
+
+A page that reads only a few parts of a result (the draft editor's comparison of two runs) asks for it
+`by_parts`: one stored in more than RESULT_PARTS_MIN_BYTES (compressed, as the database keeps it) is then read
+one top-level part at a time, as the page asks for them (StoredResult). A 5,000-node result is 136 MB of JSON,
+2.4 s to read whole, and the comparison needs a fifth of it; the pages of one run need most of it, which is
+faster to read whole.
 """
 
+import json
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
 
 from django.conf import settings
+from django.db import connection
+from django.db.models.fields.json import KeyTransform
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
@@ -20,17 +29,28 @@ _results: OrderedDict = OrderedDict()
 _lock = threading.Lock()
 
 
-def result_of(run):
-    """The result of a finished ``run`` (loaded with its result deferred, or not)."""
+def result_of(run, by_parts=False):
+    """The result of a finished ``run`` (loaded with its result deferred, or not). ``by_parts``: for a page that
+    reads a few of its parts (a large result is then read a part at a time, unless this process has it whole)."""
     if "result" in run.__dict__:  # (already loaded with the row)
         return run.result
     key = (run.pk, run.finished_at)
     with _lock:
         found = _results.get(key)
+        if found is None and by_parts:
+            found = _results.get(key + ("by parts",))
         if found is not None:
-            _results.move_to_end(key)
+            _results.move_to_end(key if key in _results else key + ("by parts",))
             return found
-    result = Run.objects.filter(pk=run.pk).values_list("result", flat=True).first()
+    result = None
+    if by_parts:
+        stored, sizes = _probe(run.pk)
+        if stored is None:
+            return None
+        if stored > settings.RESULT_PARTS_MIN_BYTES and sizes is not None:
+            result, key = StoredResult(run.pk, sizes), key + ("by parts",)
+    if result is None:
+        result = Run.objects.filter(pk=run.pk).values_list("result", flat=True).first()
     if result is not None and settings.RESULT_CACHE_RUNS > 0:
         with _lock:
             _results[key] = result
@@ -38,6 +58,81 @@ def result_of(run):
                 _, dropped = _results.popitem(last=False)
                 _drop_derived(dropped)
     return result
+
+
+class StoredResult(Mapping):
+    """A run's stored result (a JSON object), each top-level part read from the database the first time it is
+    asked for. On PostgreSQL a read also takes every part not read yet of at most SMALL_PART bytes: each read
+    decompresses the whole document once (0.1 s at 5,000 nodes), so the pages' many small parts come in one.
+    Shared between pages: not to be changed."""
+
+    def __init__(self, run_pk, sizes):
+        self._pk, self._sizes, self._parts = run_pk, dict(sizes), {}
+
+    def __getitem__(self, key):
+        try:
+            return self._parts[key]
+        except KeyError:
+            pass
+        if key not in self._sizes:
+            raise KeyError(key)
+        if connection.vendor == "postgresql":
+            wanted = [key] + [k for k, size in self._sizes.items()
+                              if size <= SMALL_PART and k != key and k not in self._parts]
+            self._parts.update(zip(wanted, _parts_of(self._pk, wanted)))
+        else:
+            self._parts[key] = Run.objects.filter(pk=self._pk).values_list(
+                KeyTransform(key, "result"), flat=True).first()
+        return self._parts[key]
+
+    def __iter__(self):
+        return iter(self._sizes)
+
+    def __len__(self):
+        return len(self._sizes)
+
+    def __repr__(self):
+        return f"StoredResult(run {self._pk}, read {sorted(self._parts)} of {list(self._sizes)})"
+
+
+SMALL_PART = 2 * 1024 * 1024
+
+
+def _parts_of(pk, keys):
+    """The values of the top-level parts `keys` of a run's result, from one decompression of it (PostgreSQL)."""
+    columns = ", ".join(["(r -> %s)::text"] * len(keys))
+    # (the subquery makes one decompressed copy, which each -> then reads; OFFSET 0 keeps it a subquery)
+    sql = (f"SELECT {columns} FROM (SELECT result || '{{}}'::jsonb AS r FROM scenarios_run WHERE id = %s "
+           "OFFSET 0) s")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*keys, pk])
+        row = cursor.fetchone()
+    return [json.loads(v) if v is not None else None for v in row]
+
+
+_PROBE = {
+    # (the size as stored, compressed; {part: its size}, or NULL when the result is no object)
+    "postgresql": "SELECT pg_column_size(t.result), CASE WHEN jsonb_typeof(t.result) = 'object' THEN "
+                  "(SELECT COALESCE(json_object_agg(k, pg_column_size(s.r -> k)), '{}') "
+                  " FROM (SELECT t.result || '{}'::jsonb AS r OFFSET 0) s, jsonb_object_keys(s.r) k)::text END "
+                  "FROM scenarios_run t WHERE t.id = %s",
+    "sqlite": "SELECT length(result), CASE WHEN json_type(result) = 'object' THEN "
+              "(SELECT json_group_object(key, 0) FROM json_each(result)) END FROM scenarios_run WHERE id = %s",
+}
+
+
+def _probe(pk):
+    """(the stored size of the run's result, None without one; {part: size}, None when not known)."""
+    sql = _PROBE.get(connection.vendor)
+    if sql is None:  # (another database: the size from the whole result)
+        found = Run.objects.filter(pk=pk).values_list("result", flat=True).first()
+        return (None if found is None else 0), None
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [pk])
+        row = cursor.fetchone()
+    if row is None or row[0] is None:
+        return None, None
+    return row[0], (json.loads(row[1]) if row[1] is not None else None)
 
 
 _derived: dict = {}  # (id of a cached result, name) -> what was worked out from it
