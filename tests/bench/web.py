@@ -66,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--pages", action="store_true",
                    help="then time one GET of each dashboard page of the scenario and its last run")
+    p.add_argument("--fresh", action="store_true",
+                   help="with --pages: time each page again in a new process, the first read of its data there")
     p.add_argument("--edit", action="store_true",
                    help="then time one quick edit of the draft and the run of the edited draft")
     p.add_argument("--sweep", type=int, default=0, metavar="N",
@@ -134,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(20)
     if args.pages:
-        _time_pages(client, scenario_id, body)
+        _time_pages(client, scenario_id, body, fresh=args.fresh)
     lines = [ln.split("]", 1)[-1].strip() for ln in log.read_text().splitlines()
              if "engine:" in ln or "stored in" in ln]
     print("worker log (first and last runs):", *(lines[:2] + lines[-2:] if len(lines) > 4 else lines),
@@ -203,8 +205,32 @@ def _time_sweep(client, scenario_id: int, cells: int) -> None:
           f"{_database_sizes()}", flush=True)
 
 
-def _time_pages(client, scenario_id: int, run: dict) -> None:
-    """One GET of each page a person opens on this scenario and run, timed."""
+_FRESH_GET = """
+import os, sys, time
+import django
+django.setup()
+from django.contrib.auth import get_user_model
+from django.test import Client
+client = Client(HTTP_HOST="127.0.0.1")
+client.force_login(get_user_model().objects.get(username="bench"))
+client.get("/login/")  # (the process's first request imports the URLs: not the page's time)
+t = time.perf_counter()
+r = client.get(sys.argv[1])
+print(r.status_code, round((time.perf_counter() - t) * 1000))
+"""
+
+
+def _fresh_get(url: str) -> str:
+    """One GET of url in a new process (nothing of the scenario or run read there yet): "status ms"."""
+    done = subprocess.run([sys.executable, "-c", _FRESH_GET, url], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "DJANGO_SETTINGS_MODULE": "webapp.settings"})
+    lines = done.stdout.split()
+    return f"{lines[-2]}  {int(lines[-1]):>7,} ms" if len(lines) >= 2 else f"failed: {done.stderr[-300:]}"
+
+
+def _time_pages(client, scenario_id: int, run: dict, fresh: bool = False) -> None:
+    """One GET of each page a person opens on this scenario and run, timed (and, ``fresh``, again in a new
+    process each)."""
     rows = (run.get("result") or {}).get("pods") or []
     pod = next((r for r in rows if r.get("outcome") != "Scheduled"), rows[0] if rows else {})
     node = next((r["node"] for r in rows if r.get("node")), "")
@@ -220,6 +246,10 @@ def _time_pages(client, scenario_id: int, run: dict) -> None:
         r = client.get(url)
         print(f"  {label:<13} {r.status_code}  {(time.perf_counter() - t) * 1000:>7,.0f} ms  "
               f"{len(r.content) / 1e6:5.1f} MB  {url}", flush=True)
+    if fresh:
+        print("pages, each in a new process (status, ms):", flush=True)
+        for label, url in pages:
+            print(f"  {label:<13} {_fresh_get(url)}  {url}", flush=True)
 
 
 if __name__ == "__main__":
