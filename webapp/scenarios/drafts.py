@@ -148,7 +148,8 @@ def describe(edit_list):
 def latest_runs(draft):
     """(the draft's latest run, the base revision's latest plain run), their results and texts not read (a
     5,000-node result is 129 MB: results_cache.result_of reads one when a page needs it)."""
-    runs = draft.scenario.runs.defer("result", "manifests")
+    runs = draft.scenario.runs.select_related("revision", "created_by").defer(
+        "result", "manifests", "revision__manifests", "revision__summary")
     mine = runs.filter(source=Run.Source.DRAFT, created_by=draft.author).order_by("-created_at", "-id").first()
     saved = runs.filter(revision=draft.base_revision, source=Run.Source.REVISION).order_by("-created_at", "-id").first()
     return mine, saved
