@@ -303,7 +303,7 @@ class NodeInfo:
 
     __slots__ = ("node", "pods", "pods_with_affinity", "pods_with_required_anti_affinity",
                  "used_ports", "requested", "non_zero_requested", "allocatable",
-                 "image_states", "generation")
+                 "image_states", "generation", "lowest_priority_at")
 
     def __init__(self, node: Node | None = None) -> None:
         self.node = node
@@ -317,6 +317,9 @@ class NodeInfo:
         # image name -> summary; filled by the snapshot builder (ImageLocality reads it)
         self.image_states: dict[str, ImageStateSummary] = {}
         self.generation = 0
+        # (generation, the lowest priority of the node's pods or None) as last worked out: preemption
+        # asks it of every node in every failed cycle, and it holds until the pods change
+        self.lowest_priority_at: tuple[int, int | None] | None = None
 
     @property
     def name(self) -> str:
@@ -410,6 +413,7 @@ class NodeInfo:
         c.allocatable = self.allocatable.clone()
         c.image_states = self.image_states
         c.generation = self.generation
+        c.lowest_priority_at = self.lowest_priority_at
         return c
 
     def __repr__(self) -> str:

@@ -35,11 +35,16 @@ ERR_REASON_PREEMPTION_POLICY_NEVER = "not eligible due to preemptionPolicy=Never
 ERR_REASON_TERMINATING_ON_NOMINATED = "not eligible due to a terminating pod on the nominated node."
 ERR_REASON_NO_VICTIMS = "No preemption victims found for incoming pod"
 _NO_VICTIMS = new_status(Code.UnschedulableAndUnresolvable, ERR_REASON_NO_VICTIMS)
-_LOWEST_KEPT = 100_000  # NodeInfos whose lowest priority is kept (a cluster's nodes, mostly)
 
 
 def _lowest_priority(node_info: NodeInfo) -> int | None:
-    return min((pi.pod.priority for pi in node_info.pods), default=None)
+    """The lowest priority of the node's pods (None without pods), kept on the NodeInfo until its pods
+    change (``NodeInfo.generation``)."""
+    at = node_info.lowest_priority_at
+    if at is None or at[0] != node_info.generation:
+        at = node_info.lowest_priority_at = (
+            node_info.generation, min((pi.pod.priority for pi in node_info.pods), default=None))
+    return at[1]
 # k8s.io/api/core/v1 PodReasonPreemptionByScheduler
 POD_REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 PREEMPTION_PREFIX = "preemption: "
@@ -61,8 +66,6 @@ class DefaultPreemption(Plugin):
         self.args = args or DefaultPreemptionArgs()
         self.handle = handle
         self.evaluator = Evaluator(self.NAME, handle, self)
-        # id(NodeInfo) -> (NodeInfo, its generation, its pods' lowest priority or None)
-        self._lowest: dict[int, tuple[NodeInfo, int, int | None]] = {}
 
     def post_filter(self, state: "CycleState", pod: Pod, diagnosis: Diagnosis
                     ) -> tuple[PostFilterResult | None, Status]:
@@ -118,14 +121,7 @@ class DefaultPreemption(Plugin):
         pod (None when it has one): the dry run then clones neither node nor state. The
         lowest priority on each snapshot node is kept until its pods change
         (``NodeInfo.generation``): a dry run asks it of every node, every cycle."""
-        rec = self._lowest.get(id(node_info))
-        if rec is not None and rec[0] is node_info and rec[1] == node_info.generation:
-            lowest = rec[2]
-        else:
-            lowest = _lowest_priority(node_info)
-            if len(self._lowest) > _LOWEST_KEPT:
-                self._lowest.clear()
-            self._lowest[id(node_info)] = (node_info, node_info.generation, lowest)
+        lowest = _lowest_priority(node_info)
         if lowest is not None and lowest < pod.priority:
             return None
         return _NO_VICTIMS
@@ -135,17 +131,12 @@ class DefaultPreemption(Plugin):
         """For each node, whether it holds a pod of lower priority than pod (no_victims_status
         is None), for all nodes at once, and the status of the others: the dry run then
         visits only those."""
-        cache, prio = self._lowest, pod.priority
-        get = cache.get
+        prio = pod.priority
         out = []
         append = out.append
         for ni in nodes:
-            rec = get(id(ni))
-            if rec is None or rec[0] is not ni or rec[1] != ni.generation:
-                if len(cache) > _LOWEST_KEPT:
-                    cache.clear()
-                rec = cache[id(ni)] = (ni, ni.generation, _lowest_priority(ni))
-            lowest = rec[2]
+            at = ni.lowest_priority_at
+            lowest = at[1] if at is not None and at[0] == ni.generation else _lowest_priority(ni)
             append(lowest is not None and lowest < prio)
         return out, _NO_VICTIMS
 

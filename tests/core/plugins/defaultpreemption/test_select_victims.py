@@ -131,3 +131,29 @@ def test_victim_removal_updates_pre_filter_state_through_extensions() -> None:
     victims, n_pdb, status, _ = pl.select_victims_on_node(
         state.clone(), pod, h.snapshot.get("n1").clone(), [])
     assert ([p.key for p in victims], n_pdb, status) == (["default/w1", "default/w2"], 0, OK)
+
+
+def test_which_nodes_hold_a_lower_priority_pod_follows_each_nodes_pods_as_they_change():
+    """nodes_with_lower_priority keeps each node's lowest priority until its pods change: a pod taken
+    off a node, or put on a clone of it, is seen at the next question, and the clone's change is not
+    the original's."""
+    from tests.core.wrappers import node_infos
+
+    high = make_pod("high").node("n1").priority(100).obj()
+    low = make_pod("low").node("n1").priority(1).obj()
+    ni = node_infos([make_node("n1").obj()], [high, low])[0]
+    plugin = DefaultPreemption(None, None)
+    preemptor = make_pod("p").priority(50).obj()
+
+    def lower(*nodes):
+        return plugin.nodes_with_lower_priority(preemptor, nodes)[0]
+
+    assert lower(ni) == [True]
+    clone = ni.clone()
+    assert ni.remove_pod(low)
+    assert lower(ni, clone) == [False, True]
+    clone.remove_pod(low)
+    clone.add_pod(make_pod("lowest").node("n1").priority(0).obj())
+    assert lower(ni, clone) == [False, True]
+    assert plugin.no_victims_status(preemptor, ni) is not None
+    assert plugin.no_victims_status(preemptor, clone) is None
