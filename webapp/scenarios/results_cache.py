@@ -122,13 +122,10 @@ _PROBE = {
 
 
 def _probe(pk):
-    """(the stored size of the run's result, None without one; {part: size}, None when not known)."""
-    sql = _PROBE.get(connection.vendor)
-    if sql is None:  # (another database: the size from the whole result)
-        found = Run.objects.filter(pk=pk).values_list("result", flat=True).first()
-        return (None if found is None else 0), None
+    """(the stored size of the run's result, None without one; {part: size}, None when the result is no object).
+    PostgreSQL and SQLite, the two databases the app runs on (settings.DATABASES)."""
     with connection.cursor() as cursor:
-        cursor.execute(sql, [pk])
+        cursor.execute(_PROBE[connection.vendor], [pk])
         row = cursor.fetchone()
     if row is None or row[0] is None:
         return None, None
