@@ -2,7 +2,8 @@
 
 ``pod_info_json``: every pod of the scenario (bound before the run or pending) with its
 labels, controller owner, workload and priority. ``bound_pods_json``: the pods bound before
-the run, each with its node at the end (None once evicted). ``spread_domains_json``: each
+the run, each with its node at the end (None once evicted). ``counts_json``: how many pods the run
+scheduled, left pending, found bound and evicted, so that no page counts rows. ``spread_domains_json``: each
 PodTopologySpread constraint of the pods pending at the start, with the number of pods its
 selector matches in each domain at the end (pods bound before the run included), the global
 minimum and the skew, counted by the plugin's own PreFilter helper
@@ -85,6 +86,20 @@ def bound_pods_json(pods: Iterable[Pod], evicted_by: Mapping[str, dict]) -> list
             entry["evictedBy"] = gone
         out.append(entry)
     return out
+
+
+def counts_json(pods: list[dict], bound: list[dict], evicted: list[str], ignored: list[dict]) -> dict:
+    """The run's totals, from its ``pods`` rows (each pod pending at the start), ``boundPods``,
+    ``evicted`` and ``ignored``: ``outcomes`` maps each outcome present to its number of pods."""
+    outcomes: dict[str, int] = {}
+    scheduled = 0
+    for row in pods:
+        outcomes[row["outcome"]] = outcomes.get(row["outcome"], 0) + 1
+        scheduled += bool(row.get("node"))
+    return {"pendingAtStart": len(pods), "scheduled": scheduled, "pendingAtEnd": len(pods) - scheduled,
+            "outcomes": dict(sorted(outcomes.items())), "boundBefore": len(bound),
+            "boundBeforeEvicted": sum(1 for b in bound if b["evicted"]), "evicted": len(evicted),
+            "ignored": len(ignored)}
 
 
 def pods_per_domain_json(node_infos: Iterable[NodeInfo]) -> dict[str, dict]:

@@ -370,6 +370,7 @@ class Simulation:
         out["warnings"] = self.warnings
         out["podsPerDomainAtStart"] = self.step_counts.initial
         out.update(self._final_state())
+        out["counts"] = final_state.counts_json(pods, out["boundPods"], out["evicted"], out["ignored"])
         return out
 
     def _final_state(self) -> dict:

@@ -154,3 +154,14 @@ def test_hostile_input_is_one_error_line_and_exit_2_within_seconds(text, error, 
                            "simulate", str(path)], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert (proc.returncode, proc.stdout, len(proc.stderr.splitlines())) == (2, "", 1), proc.stderr
     assert proc.stderr.startswith(f"error: {path}: ") and error in proc.stderr
+
+
+def test_every_key_simulate_prints_is_documented_in_the_contract(capsys) -> None:
+    # docs/engine-cli.md's simulate table is the contract pages and scripts read; a key the engine
+    # prints that the table does not name is a fact nobody can rely on.
+    assert main(["simulate", f"{G}/spread.yaml", "--explain", "all"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    doc = (ROOT / "docs" / "engine-cli.md").read_text()
+    table = doc[doc.index("## `simulate`"):doc.index("## `validate-update`")]
+    undocumented = [k for k in printed if f"| `{k}` |" not in table]
+    assert undocumented == []

@@ -63,7 +63,7 @@ SPREAD_CASES = [
 
 def run_both(scenario: Scenario, **kw) -> dict:
     fast, ref = simulate(scenario, fast=True, **kw), simulate(scenario, fast=False, **kw)
-    for key in ("podInfo", "boundPods", "spreadDomains", "podsPerDomain", "events", "explanations"):
+    for key in ("podInfo", "boundPods", "spreadDomains", "podsPerDomain", "events", "explanations", "counts"):
         assert fast.get(key) == ref.get(key), key
     return fast
 
@@ -169,6 +169,33 @@ def test_pod_info_names_the_gates_of_a_gated_pod() -> None:
     p = make_pod("held").gate("wait", "later").req(cpu=100).obj()
     r = run_both(Scenario(nodes=tuple(zones(0)), pods=(p,)))
     assert r["podInfo"]["default/held"]["gates"] == ["wait", "later"]
+
+
+ONE_NODE = [make_node("n1").capacity(cpu=1000, pods=110).obj()]
+COUNT_CASES = [
+    ("nothing pending", [make_pod("old").req(cpu=100).node("n1").obj()],
+     {"pendingAtStart": 0, "scheduled": 0, "pendingAtEnd": 0, "outcomes": {}, "boundBefore": 1,
+      "boundBeforeEvicted": 0, "evicted": 0, "ignored": 0}),
+    ("scheduled, unschedulable, gated and another scheduler's pod",
+     [make_pod("fits").req(cpu=500).obj(), make_pod("too-big").req(cpu=5000).obj(),
+      make_pod("held").gate("wait").req(cpu=100).obj(), make_pod("other").scheduler("mine").obj()],
+     {"pendingAtStart": 3, "scheduled": 1, "pendingAtEnd": 2,
+      "outcomes": {"Gated": 1, "Scheduled": 1, "Unschedulable": 1}, "boundBefore": 0,
+      "boundBeforeEvicted": 0, "evicted": 0, "ignored": 1}),
+    ("a preemptor evicts one of two pods bound before the run",
+     [make_pod("stays").req(cpu=100).node("n1").priority(10).obj(),
+      make_pod("victim").req(cpu=800).node("n1").obj(),
+      make_pod("vip", "prod").req(cpu=500).priority(100).obj()],
+     {"pendingAtStart": 1, "scheduled": 1, "pendingAtEnd": 0, "outcomes": {"Scheduled": 1},
+      "boundBefore": 2, "boundBeforeEvicted": 1, "evicted": 1, "ignored": 0}),
+]
+
+
+@pytest.mark.parametrize("name,pods,want", COUNT_CASES, ids=[c[0] for c in COUNT_CASES])
+def test_counts_total_the_rows_the_result_lists(name, pods, want) -> None:
+    r = run_both(Scenario(nodes=tuple(ONE_NODE), pods=tuple(pods)))
+    assert r["counts"] == want
+    assert r["counts"]["pendingAtStart"] == len(r["pods"]) and r["counts"]["evicted"] == len(r["evicted"])
 
 
 RAW_CASES = [

@@ -21,7 +21,11 @@ def final_states(result):
 
 def counts(result):
     """Pods pending at the start (scheduled / still pending), pods running before the run and how many of
-    those were preempted."""
+    those were preempted: the engine's "counts" (rows counted here only in a result stored before it gave them)."""
+    found = (result or {}).get("counts")
+    if found is not None:
+        return {"pods": found["pendingAtStart"], "scheduled": found["scheduled"], "pending": found["pendingAtEnd"],
+                "running_before": found["boundBefore"], "evicted": found["boundBeforeEvicted"]}
     p = placements(result)
     scheduled = sum(1 for n in p.values() if n)
     bound = (result or {}).get("boundPods") or []
