@@ -10,16 +10,29 @@ A page that reads only a few parts of a result (the draft editor's comparison of
 one top-level part at a time, as the page asks for them (StoredResult). A 5,000-node result is 136 MB of JSON,
 2.4 s to read whole, and the comparison needs a fifth of it; the pages of one run need most of it, which is
 faster to read whole.
+
+Python's cycle collector and a cached result: a 5,000-node result is millions of lists and dicts. Decoded with
+the collector running, each time the heap grows by a quarter a full collection walks all of it again (seven of
+them, more than half of the decoding time), and later pages' full collections walk the cached result again
+(0.3 s each). So a result is decoded with the collector paused (JSON makes no reference cycles), and once the
+request that read a large result (RESULT_FREEZE_MIN_BYTES of JSON or more) is over, the garbage is collected and
+what is left is frozen (gc.freeze: out of the collector's scans). When the cache lets a result go, everything
+is unfrozen (the collector sees it all again) and frozen anew after the request if a large result is still kept.
 """
 
+import contextlib
+import gc
 import json
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 
 from django.conf import settings
+from django.core.signals import request_finished
 from django.db import connection
+from django.db.models import TextField
 from django.db.models.fields.json import KeyTransform
+from django.db.models.functions import Cast
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
@@ -27,6 +40,8 @@ from .models import Run
 
 _results: OrderedDict = OrderedDict()
 _lock = threading.Lock()
+_large: set = set()  # keys of the cached results of RESULT_FREEZE_MIN_BYTES or more
+_freeze = {"after_request": False, "frozen": False}
 
 
 def result_of(run, by_parts=False):
@@ -49,15 +64,53 @@ def result_of(run, by_parts=False):
             return None
         if stored > settings.RESULT_PARTS_MIN_BYTES and sizes is not None:
             result, key = StoredResult(run.pk, sizes), key + ("by parts",)
+    size = 0
     if result is None:
-        result = Run.objects.filter(pk=run.pk).values_list("result", flat=True).first()
+        result, size = _read_whole(run.pk)
     if result is not None and settings.RESULT_CACHE_RUNS > 0:
         with _lock:
             _results[key] = result
+            if size >= settings.RESULT_FREEZE_MIN_BYTES:
+                _large.add(key)
+                _freeze["after_request"] = True
             while len(_results) > settings.RESULT_CACHE_RUNS:
-                _, dropped = _results.popitem(last=False)
-                _drop_derived(dropped)
+                _drop(next(iter(_results)))
     return result
+
+
+def _read_whole(pk):
+    """(a run's result, decoded; the size of its JSON text), the collector paused while it is decoded."""
+    text = Run.objects.filter(pk=pk).annotate(text=Cast("result", TextField())).values_list("text", flat=True).first()
+    if text is None:
+        return None, 0
+    with _collector_paused():
+        return json.loads(text), len(text)
+
+
+@contextlib.contextmanager
+def _collector_paused():
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+@receiver(request_finished)
+def _freeze_after_request(sender, **kwargs):
+    """The request that cached a large result is over: collect its garbage, freeze what is left."""
+    with _lock:
+        if not _freeze["after_request"]:
+            return
+        _freeze["after_request"] = False
+        if not _large:
+            return
+        gc.collect()
+        gc.freeze()
+        _freeze["frozen"] = True
 
 
 class StoredResult(Mapping):
@@ -107,7 +160,8 @@ def _parts_of(pk, keys):
     with connection.cursor() as cursor:
         cursor.execute(sql, [*keys, pk])
         row = cursor.fetchone()
-    return [json.loads(v) if v is not None else None for v in row]
+    with _collector_paused():
+        return [json.loads(v) if v is not None else None for v in row]
 
 
 _PROBE = {
@@ -154,7 +208,17 @@ def forget(run_id=None):
     """Drop one run's cached result (or all of them)."""
     with _lock:
         for key in [k for k in _results if run_id is None or k[0] == run_id]:
-            _drop_derived(_results.pop(key))
+            _drop(key)
+
+
+def _drop(key):
+    """(holding _lock) Let a cached result go; unfreeze, so that the collector sees what it froze with it."""
+    _drop_derived(_results.pop(key))
+    _large.discard(key)
+    if _freeze["frozen"]:
+        gc.unfreeze()
+        _freeze["frozen"] = False
+        _freeze["after_request"] = bool(_large)
 
 
 def _drop_derived(result):
