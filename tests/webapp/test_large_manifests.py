@@ -155,11 +155,11 @@ class RememberedSummariesTests(BaseTestCase):
 
 class ScenarioPageNodeTableTests(BaseTestCase):
     def test_a_long_node_table_lists_the_first_rows_and_links_to_all(self):
-        from webapp.front import views
+        from webapp.front import run_page
 
         big = services.create_scenario(team=self.team, name="twenty nodes", manifests=WRITTEN_OUT, author=self.owner)
         self.client.force_login(self.viewer)
-        with mock.patch.object(views, "RUN_PAGE_ROWS", 5):
+        with mock.patch.object(run_page, "RUN_PAGE_ROWS", 5):
             page = self.client.get(f"/scenarios/{big.pk}/").content.decode()
             everything = self.client.get(f"/scenarios/{big.pk}/?all=1").content.decode()
         self.assertIn("5 of 20 nodes\n  listed", page)

@@ -29,8 +29,15 @@ class ResultCacheTests(BaseTestCase):
         self.client.force_login(self.viewer)
 
     def pages(self):
-        return [f"/runs/{self.run.pk}/", f"/runs/{self.run.pk}/nodes/", f"/runs/{self.run.pk}/topology/",
-                f"/runs/{self.run.pk}/timeline/", f"/runs/{self.run.pk}/nodes/node-a/"]
+        return [f"/runs/{self.run.pk}/nodes/", f"/runs/{self.run.pk}/topology/", f"/runs/{self.run.pk}/timeline/",
+                f"/runs/{self.run.pk}/nodes/node-a/", f"/runs/{self.run.pk}/?all=1"]
+
+    def test_the_run_page_reads_the_rows_the_worker_laid_out_not_the_result(self):
+        with CaptureQueriesContext(connection) as queries:
+            page = self.client.get(f"/runs/{self.run.pk}/")
+        self.assertContains(page, "1 Scheduled")
+        self.assertContains(page, '<a href="/runs/%d/nodes/node-a/">node-a</a>' % self.run.pk)
+        self.assertEqual(result_reads(queries.captured_queries), [])
 
     def test_a_runs_pages_read_its_result_once(self):
         with CaptureQueriesContext(connection) as first:
@@ -49,11 +56,13 @@ class ResultCacheTests(BaseTestCase):
         self.assertEqual(cached, Run.objects.get(pk=self.run.pk).result)
 
     def test_a_run_finished_again_is_read_again(self):
-        self.assertNotContains(self.client.get(self.pages()[0]), "No pending pods to schedule.")
-        Run.objects.filter(pk=self.run.pk).update(result={**Run.objects.get(pk=self.run.pk).result, "pods": []}, finished_at=timezone.now())
-        self.assertContains(self.client.get(self.pages()[0]), "No pending pods to schedule.")
+        everything = f"/runs/{self.run.pk}/?all=1"  # (laid out from the result itself)
+        self.assertNotContains(self.client.get(everything), "No pending pods to schedule.")
+        Run.objects.filter(pk=self.run.pk).update(result={**Run.objects.get(pk=self.run.pk).result, "pods": [],
+                                                          "counts": None}, finished_at=timezone.now())
+        self.assertContains(self.client.get(everything), "No pending pods to schedule.")
         with CaptureQueriesContext(connection) as again:
-            self.client.get(self.pages()[0])
+            self.client.get(everything)
         self.assertEqual(result_reads(again.captured_queries), [])
 
 
@@ -116,7 +125,7 @@ class StoredResultTests(BaseTestCase):
 
     def test_a_runs_pages_read_its_result_whole(self):
         with CaptureQueriesContext(connection) as queries:
-            self.client.get(f"/runs/{self.runs[0].pk}/")
+            self.client.get(f"/runs/{self.runs[0].pk}/nodes/")
         self.assertEqual(part_reads(queries.captured_queries), (0, True))
 
     def test_a_result_read_by_parts_equals_the_stored_one(self):
@@ -132,3 +141,37 @@ class StoredResultTests(BaseTestCase):
             self.client.get(self.draft_url)
         reads = [q["sql"] for q in first.captured_queries if "(r -> " in q["sql"]]
         self.assertEqual(len(reads), 2)  # (one per run)
+
+
+@override_settings(RESULT_CACHE_RUNS=1, RESULT_FREEZE_MIN_BYTES=0)  # (every result counts as large)
+class FrozenResultTests(BaseTestCase):
+    """A large cached result is kept out of the cycle collector's scans while cached, and handed back to it
+    when the cache lets it go (else the process would hold everything frozen with it for good)."""
+
+    def setUp(self):
+        super().setUp()
+        results_cache.forget()
+        self.addCleanup(results_cache.forget)
+        self.runs = []
+        for _ in range(2):
+            run = Run.objects.create(scenario=self.scenario, revision=self.scenario.head(), created_by=self.owner)
+            tasks.execute_run(run.pk)
+            self.runs.append(run)
+        self.client.force_login(self.viewer)
+
+    def test_a_cached_result_is_frozen_after_the_request_and_unfrozen_when_dropped(self):
+        import gc
+        self.assertEqual(gc.get_freeze_count(), 0)
+        self.assertContains(self.client.get(f"/runs/{self.runs[0].pk}/nodes/"), "node-a")
+        self.assertGreater(gc.get_freeze_count(), 0)
+        results_cache.forget(self.runs[0].pk)
+        self.assertEqual(gc.get_freeze_count(), 0)
+
+    def test_the_next_result_evicts_the_first_and_is_frozen_in_its_place(self):
+        import gc
+        def page():  # (without its CSRF token, which differs per response)
+            return re.sub(r"[A-Za-z0-9]{64}", "", self.client.get(f"/runs/{self.runs[0].pk}/nodes/").content.decode())
+        first = page()
+        self.client.get(f"/runs/{self.runs[1].pk}/nodes/")  # (the cache holds one: the first is let go)
+        self.assertGreater(gc.get_freeze_count(), 0)
+        self.assertEqual(page(), first)

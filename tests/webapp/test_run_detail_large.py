@@ -3,7 +3,7 @@
 import re
 from unittest import mock
 
-from webapp.front import views
+from webapp.front import run_page
 
 from .base import BaseTestCase
 from .test_run_topology import example_run
@@ -16,7 +16,7 @@ class LargeRunPageTests(BaseTestCase):
         cls.the_run = example_run(cls, "min-domains")  # 6 pods scheduled, 4 left pending
 
     def setUp(self):
-        patcher = mock.patch.object(views, "RUN_PAGE_ROWS", 5)
+        patcher = mock.patch.object(run_page, "RUN_PAGE_ROWS", 5)
         patcher.start()
         self.addCleanup(patcher.stop)
         self.client.force_login(self.viewer)
@@ -41,7 +41,7 @@ class LargeRunPageTests(BaseTestCase):
         self.assertEqual(re.findall(r'<tr class="outcome-\w+">\s*<th scope="row"><a href="[^"]*">([^<]+)</a>', page), pods)
 
     def test_a_run_within_the_cap_has_no_note(self):
-        with mock.patch.object(views, "RUN_PAGE_ROWS", 1000):
+        with mock.patch.object(run_page, "RUN_PAGE_ROWS", 1000):
             page = self.client.get(f"/runs/{self.the_run.pk}/").content.decode()
         self.assertNotIn('id="run-capped"', page)
         self.assertEqual(len(self.rows(page)), 10)

@@ -10,11 +10,11 @@ from django.utils import timezone
 from django_htmx.http import HttpResponseClientRedirect
 from django.views.decorators.http import require_POST, require_safe
 from webapp.scenarios.manifests import summary
-from . import results
+from . import results, run_page
 from webapp.scenarios import activity, drafts, engine, fixes, pod_updates, results_cache, services, sweeps
 from webapp.scenarios.manifests import limits
 from webapp.scenarios.forms import RevisionForm, RunForm, ScenarioCreateForm, TokenForm
-from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink, Sweep
+from webapp.scenarios.models import ApiToken, Membership, Revision, Run, RunPage, Scenario, ShareLink, Sweep
 
 from .sharing import share_context, shared_scenario_or_404
 
@@ -120,7 +120,7 @@ def detail_context(request, scenario, form=None, stale=None):
 
 def node_rows(request, found):
     """The node table of a scenario page (from a summary): at most RUN_PAGE_ROWS rows unless ?all=1."""
-    limit = None if request.GET.get("all") == "1" else RUN_PAGE_ROWS
+    limit = None if request.GET.get("all") == "1" else run_page.RUN_PAGE_ROWS
     return {"nodes": summary.rows_of(found, limit), "nodes_total": len(found["nodes"])}
 
 
@@ -230,54 +230,48 @@ def run_create(request, pk):
     return redirect("run-detail", run_id=run.pk)
 
 
-# A run page lists at most this many pods, events and nodes unless asked for all (?all=1): a
-# 5,000-node run's page of every row was 9.6 MB, seconds to lay out in a browser.
-RUN_PAGE_ROWS = 1000
-
-
-def run_context(run, poll_url, shared=False, show_all=False):
-    result = run.result or {}
-    meta = result.get("podInfo") or {}
-    pods = result.get("pods", [])
-    placed = {}
-    for row in pods:
-        if row.get("node"):
-            placed.setdefault(row["node"], []).append(row["pod"])
+def run_context(run, poll_url, shared=False, show_all=False, rows=None):
+    """The run page; ``rows``: its rows as the worker laid them out (run_page.rows), else laid out from the
+    run's result (which is then ``run.result``)."""
+    if rows is None:
+        rows = run_page.rows(run.result, show_all)
     found = summary.summarize(run.manifests) if run.manifests else run.revision.summary
-    nodes = summary.rows_of(found, None if show_all else RUN_PAGE_ROWS)
+    nodes = summary.rows_of(found, None if show_all else run_page.RUN_PAGE_ROWS)
     for node in nodes:
-        node["placed"] = placed.get(node["name"], [])
-    outcomes = {}
-    for row in pods:
-        outcomes[row.get("outcome")] = outcomes.get(row.get("outcome"), 0) + 1
-    events = result.get("events", [])
-    nominated = {e["pod"]: e.get("node") for e in events if e.get("reason") == "Nominated"}  # the latest
-    shown_pods, shown_events, shown_nodes = pods, events, nodes
-    if not show_all:
-        if len(pods) > RUN_PAGE_ROWS:  # the pods a what-if is about first: those not scheduled
-            shown_pods = [r for r in pods if r.get("outcome") != "Scheduled"]
-            shown_pods += [r for r in pods if r.get("outcome") == "Scheduled"][:max(RUN_PAGE_ROWS - len(shown_pods), 0)]
-            shown_pods = shown_pods[:RUN_PAGE_ROWS]
-        shown_events, shown_nodes = events[:RUN_PAGE_ROWS], nodes[:RUN_PAGE_ROWS]
+        node["placed"] = rows["placed"].get(node["name"], [])
+    totals = {**rows["totals"], "nodes": len(found["nodes"])}
     return {
-        "run": run, "poll_url": poll_url, "shared": shared, "nodes": shown_nodes,
-        "pods": [dict(r, priority=(meta.get(r["pod"]) or {}).get("priority"), was_nominated=nominated.get(r["pod"]))
-                 for r in shown_pods],
-        "outcomes": sorted(outcomes.items()),
-        "pending_groups": results.pending_groups(result, meta),
-        "preempted": results.preempted(result, meta),
-        "events": shown_events,
-        "evicted": result.get("evicted", []),
-        "ignored": result.get("ignored", []),
-        "totals": {"pods": len(pods), "events": len(events), "nodes": len(found["nodes"])},
-        "capped": len(shown_pods) < len(pods) or len(shown_events) < len(events) or len(shown_nodes) < len(found["nodes"]),
+        "run": run, "poll_url": poll_url, "shared": shared, "nodes": nodes,
+        **{k: rows[k] for k in ("pods", "outcomes", "pending_groups", "preempted", "events", "evicted", "ignored")},
+        "totals": totals,
+        "capped": len(rows["pods"]) < totals["pods"] or len(rows["events"]) < totals["events"]
+        or len(nodes) < totals["nodes"],
     }
+
+
+def stored_rows(run):
+    """The rows the worker laid out for a finished run's page (None for a run stored before it did)."""
+    if run.status != Run.Status.SUCCEEDED:
+        return None
+    return RunPage.objects.filter(run_id=run.pk).values_list("data__rows", flat=True).first()
+
+
+def with_result(run, show_all):
+    """(run with .result read when its page needs it, the page's stored rows or None)."""
+    rows = None if show_all else stored_rows(run)
+    if rows is None and run.status == Run.Status.SUCCEEDED:
+        run.result = results_cache.result_of(run)
+    else:
+        run.result = None  # (not read: the row was read without it)
+    return run, rows
 
 
 def render_run(request, run, poll_url, page_context):
     # The polled fragment needs the page's context too: a shared one links under /s/<token>/.
+    show_all = request.GET.get("all") == "1"
+    run, rows = with_result(run, show_all)
     context = {**page_context, **run_context(run, poll_url, shared=page_context.get("shared", False),
-                                             show_all=request.GET.get("all") == "1")}
+                                             show_all=show_all, rows=rows)}
     if request.htmx:
         return render(request, "front/_run_result.html", context)
     return render(request, "front/run_detail.html", context)
@@ -288,16 +282,23 @@ def run_detail(request, run_id):
     run = get_object_or_404(Run.objects.select_related("revision", "scenario__team", "created_by")
                             .defer("revision__manifests", "revision__summary", "result"), pk=run_id)
     scenario = get_scenario(request, run.scenario_id)
-    run.result = results_cache.result_of(run) if run.status == Run.Status.SUCCEEDED else None
     return render_run(request, run, request.path, {"scenario": scenario,
                                                    **fixes_context(run, scenario, request.user)})
+
+
+def outcomes_of(run):
+    """[(outcome, pods)] of a finished run, as the engine counted them."""
+    rows = stored_rows(run)
+    if rows is not None:
+        return rows["outcomes"]
+    return run_page.rows(results_cache.result_of(run))["outcomes"]
 
 
 def fixes_context(run, scenario, user):
     """The run's check of candidate fixes (a "fixes" sweep), if one was started, and whether one may be."""
     sweep = Sweep.objects.filter(scenario=scenario, spec__type="fixes", spec__run=run.pk).order_by("-id").first()
     rows, best = fixes.outcome(sweep) if sweep else ([], None)
-    pending = any(not r.get("node") and r.get("outcome") == "Unschedulable" for r in (run.result or {}).get("pods", []))
+    pending = run.status == Run.Status.SUCCEEDED and bool(dict(outcomes_of(run)).get("Unschedulable"))
     return {"fixes_sweep": sweep, "fix_rows": rows, "best_fix": best,
             "fixes_running": any(r["status"] in ("queued", "running") for r in rows),
             "can_check_fixes": pending and run.source == Run.Source.REVISION and user is not None
@@ -307,7 +308,7 @@ def fixes_context(run, scenario, user):
 @login_required
 def run_fixes(request, run_id):
     """GET: the fixes panel (polled while its runs are unfinished); POST: start checking the candidate fixes."""
-    run = get_object_or_404(Run.objects.select_related("revision", "scenario"), pk=run_id)
+    run = get_object_or_404(Run.objects.select_related("revision", "scenario").defer(*RUN_TEXT), pk=run_id)
     scenario = get_scenario(request, run.scenario_id, Role.EDITOR if request.method == "POST" else Role.VIEWER)
     if request.method == "POST":
         try:
@@ -348,7 +349,6 @@ def shared_run(request, token, run_id):
     scenario = shared_scenario_or_404(token)
     run = get_object_or_404(Run.objects.select_related("revision", "created_by").defer("revision__manifests", "revision__summary", "result"),
                             scenario=scenario, pk=run_id)
-    run.result = results_cache.result_of(run) if run.status == Run.Status.SUCCEEDED else None
     return render_run(request, run, request.path, {"scenario": scenario, **share_context(token)})
 
 

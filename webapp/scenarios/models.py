@@ -406,6 +406,14 @@ class PodUpdateAttempt(models.Model):
         indexes = [models.Index(fields=["scenario", "pod_namespace", "pod_name"])]
 
 
+class RunPage(models.Model):
+    """What the worker laid out for a finished run's page from its result, stored in the same write as the
+    result (a page reads these rows, a fraction of the result; webapp/front/run_page.py)."""
+
+    run = models.OneToOneField(Run, models.CASCADE, primary_key=True, related_name="page")
+    data = models.JSONField()
+
+
 class PodExplanation(models.Model):
     """One pod's explanation of a finished run, computed on demand.
 

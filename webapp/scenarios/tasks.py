@@ -12,7 +12,8 @@ from kombu.exceptions import OperationalError as KombuOperationalError
 
 from . import compare, engine, runs
 from .manifests import edits, pods
-from .models import Analysis, AnalysisPart, PodExplanation, Run
+from .models import Analysis, AnalysisPart, PodExplanation, Run, RunPage
+from .signals import run_computed
 
 log = logging.getLogger(__name__)
 
@@ -54,20 +55,39 @@ def execute_run(self, run_id):
     run = Run.objects.select_related("revision").get(pk=run_id)
     status, result, error = compute(run)
     summary = compare.cell_summary(result) if status == Run.Status.SUCCEEDED else None
+    page = page_of(run, result) if status == Run.Status.SUCCEEDED else None
     computed = time.perf_counter()
-    # One write for status, result and error; only if the stuck-run reaper hasn't taken the run meanwhile.
+    # One write for status, result, error and the page's rows; only if the stuck-run reaper hasn't taken the
+    # run meanwhile.
     try:
-        store(lambda: Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(
-            status=status, result=result, error=error, summary=summary, finished_at=timezone.now(), progress=None
-        ), f"run {run_id}")
+        store(lambda: _finish(run_id, page, status=status, result=result, error=error, summary=summary,
+                              finished_at=timezone.now(), progress=None), f"run {run_id}")
     except ResultTooLarge as e:
         log.error("run %s: the database refused its result: %s", run_id, e)
         status = Run.Status.FAILED
-        store(lambda: Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(
-            status=status, result=None, error=RESULT_TOO_LARGE, summary=None, finished_at=timezone.now(),
-            progress=None), f"run {run_id}")
+        store(lambda: _finish(run_id, None, status=status, result=None, error=RESULT_TOO_LARGE, summary=None,
+                              finished_at=timezone.now(), progress=None), f"run {run_id}")
     log.info("run %s: %s; engine %.0f ms, stored in %.0f ms", run_id, status,
              (computed - started) * 1000, (time.perf_counter() - computed) * 1000)
+
+
+def page_of(run, result):
+    """What the pages lay out from a run's result once (the receivers of run_computed), or None."""
+    data = {}
+    for _, found in run_computed.send(sender=Run, run=run, result=result):
+        data.update(found or {})
+    return data or None
+
+
+def _finish(run_id, page, **outcome):
+    """Store a run's outcome (and its page's rows) in one transaction, if the run is still running here."""
+    with transaction.atomic():
+        done = Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(**outcome)
+        if done:
+            RunPage.objects.filter(run_id=run_id).delete()
+            if page is not None:
+                RunPage.objects.create(run_id=run_id, data=page)
+    return done
 
 
 STORE_ATTEMPTS = 4
