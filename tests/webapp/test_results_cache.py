@@ -85,8 +85,8 @@ def part_reads(queries):
 @override_settings(RESULT_CACHE_RUNS=4, RESULT_PARTS_MIN_BYTES=0)
 class StoredResultTests(BaseTestCase):
     """A page that reads a few parts of a large result (every result here: RESULT_PARTS_MIN_BYTES=0), the draft
-    editor comparing the draft's run with the saved one, reads those parts only; the pages of one run read it
-    whole (they need most of it)."""
+    editor comparing the draft's run with the saved one, and the nodes pages, read those parts only; the topology
+    and the timeline read it whole (they need most of it)."""
 
     def setUp(self):
         super().setUp()
@@ -123,10 +123,21 @@ class StoredResultTests(BaseTestCase):
         with override_settings(RESULT_PARTS_MIN_BYTES=2**40):
             self.assertEqual(by_parts, self.shown(self.draft_url))
 
-    def test_a_runs_pages_read_its_result_whole(self):
-        with CaptureQueriesContext(connection) as queries:
-            self.client.get(f"/runs/{self.runs[0].pk}/nodes/")
-        self.assertEqual(part_reads(queries.captured_queries), (0, True))
+    def test_the_pages_that_need_most_of_a_result_read_it_whole(self):
+        for page in ("topology/", "timeline/"):
+            results_cache.forget()
+            with self.subTest(page=page), CaptureQueriesContext(connection) as queries:
+                self.client.get(f"/runs/{self.runs[0].pk}/{page}")
+            self.assertEqual(part_reads(queries.captured_queries), (0, True))
+
+    def test_the_nodes_pages_read_only_the_parts_they_show(self):
+        for page in ("nodes/", "nodes/node-a/"):
+            results_cache.forget()
+            with self.subTest(page=page), CaptureQueriesContext(connection) as queries:
+                self.assertContains(self.client.get(f"/runs/{self.runs[0].pk}/{page}"), "node-a")
+            parts, whole = part_reads(queries.captured_queries)
+            self.assertFalse(whole)
+            self.assertGreater(parts, 0)
 
     def test_a_result_read_by_parts_equals_the_stored_one(self):
         run = self.runs[0]

@@ -6,7 +6,7 @@ from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
 from webapp.front import results
-from webapp.scenarios import engine, explanations
+from webapp.scenarios import engine, explanations, results_cache
 from webapp.scenarios.manifests import limits
 from webapp.scenarios.models import Run, Scenario
 
@@ -14,10 +14,13 @@ from . import result_types as types
 
 
 def finished_run(request, run_id):
-    run = Run.objects.filter(pk=run_id, scenario__in=Scenario.objects.visible_to(request.user)).first()
+    run = Run.objects.filter(pk=run_id, scenario__in=Scenario.objects.visible_to(request.user)).defer(
+        "result", "manifests").first()
     if run is None:
         raise exceptions.NotFound(f"Run {run_id} not found.")
-    if run.status != Run.Status.SUCCEEDED or not run.result:
+    # (the result read as the pages read it: once per process, tens of MB at production size)
+    run.result = results_cache.result_of(run) if run.status == Run.Status.SUCCEEDED else None
+    if not run.result:
         raise exceptions.NotFound(f"Run {run_id} has no result yet (status {run.status}).")
     return run, run.result
 

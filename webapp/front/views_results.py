@@ -20,8 +20,10 @@ TOPOLOGY_NODES, TOPOLOGY_PENDING = 50, 200
 NODE_CARDS = 1000  # the Nodes view of a larger cluster shows this many, with a filter by name and "show all"
 
 
-def finished_run(request, run_id, token=None):
-    """(run, scenario, result) of a run the user (or the share link) may see; 404 for others or without a result."""
+def finished_run(request, run_id, token=None, by_parts=False):
+    """(run, scenario, result) of a run the user (or the share link) may see; 404 for others or without a result.
+    ``by_parts``: for a page that reads a few of the result's parts (results_cache: a large result is then read a
+    part at a time; the nodes pages read a fifth of a 5,000-node result, and do not need its explanations)."""
     runs = Run.objects.select_related("revision", "scenario__team", "created_by").defer(
         "result", "revision__manifests", "revision__summary")  # (tens of MB at production size)
     if token is None:
@@ -30,7 +32,7 @@ def finished_run(request, run_id, token=None):
     else:
         scenario = shared_scenario_or_404(token)
         run = get_object_or_404(runs, scenario=scenario, pk=run_id)
-    result = results_cache.result_of(run) if run.status == Run.Status.SUCCEEDED else None
+    result = results_cache.result_of(run, by_parts=by_parts) if run.status == Run.Status.SUCCEEDED else None
     if not result:
         raise Http404(f"Run {run.pk} has no result yet ({run.status}).")
     run.result = result  # (the cached one: the row was read without it)
@@ -156,7 +158,7 @@ def run_pod_path(request, run_id, pod, token=None):
 
 @shareable
 def run_node(request, run_id, name, token=None):
-    run, scenario, result = finished_run(request, run_id, token)
+    run, scenario, result = finished_run(request, run_id, token, by_parts=True)
     node = results.node_view(result, name, metadata(run))
     if node is None:
         raise Http404(f"Node {name} is not in run {run.pk}.")
@@ -166,7 +168,7 @@ def run_node(request, run_id, name, token=None):
 
 @shareable
 def run_nodes(request, run_id, token=None):
-    run, scenario, result = finished_run(request, run_id, token)
+    run, scenario, result = finished_run(request, run_id, token, by_parts=True)
     name = request.GET.get("q", "").strip()
     show_all = request.GET.get("all") == "1"
     nodes, matched = results.nodes_overview(result, name, None if show_all else NODE_CARDS)
