@@ -83,8 +83,9 @@ EDITOR_MAX_BYTES = envint("EDITOR_MAX_BYTES", str(2 * 1024 * 1024))
 RESULT_CACHE_RUNS = envint("RESULT_CACHE_RUNS", "4")
 # A result stored in more than this many bytes (compressed) is read one top-level part at a time, as pages ask.
 RESULT_PARTS_MIN_BYTES = envint("RESULT_PARTS_MIN_BYTES", str(1024 * 1024))
-# A cached result of at least this many bytes of JSON is frozen out of the cycle collector's scans (results_cache).
-RESULT_FREEZE_MIN_BYTES = envint("RESULT_FREEZE_MIN_BYTES", str(16 * 1024 * 1024))
+# A cached result or parsed text from at least this many bytes is kept out of the cycle collector's scans
+# (scenarios/frozen.py).
+FROZEN_CACHE_MIN_BYTES = envint("FROZEN_CACHE_MIN_BYTES", str(16 * 1024 * 1024))
 # Manifest texts are stored once and compressed; each process keeps the texts it read last, decompressed,
 # up to this many bytes (a worker running a sweep's cells reads each text once).
 TEXT_CACHE_BYTES = envint("TEXT_CACHE_BYTES", str(640 * 1024 * 1024))

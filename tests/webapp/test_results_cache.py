@@ -9,7 +9,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext, override_settings
 from django.utils import timezone
 
-from webapp.scenarios import results_cache, tasks
+from webapp.scenarios import frozen, results_cache, tasks
+from webapp.scenarios.manifests import documents
+from webapp.scenarios import services
 from webapp.scenarios.models import Run
 
 from .base import BaseTestCase
@@ -154,7 +156,7 @@ class StoredResultTests(BaseTestCase):
         self.assertEqual(len(reads), 2)  # (one per run)
 
 
-@override_settings(RESULT_CACHE_RUNS=1, RESULT_FREEZE_MIN_BYTES=0)  # (every result counts as large)
+@override_settings(RESULT_CACHE_RUNS=1, FROZEN_CACHE_MIN_BYTES=0)  # (every result counts as large)
 class FrozenResultTests(BaseTestCase):
     """A large cached result is kept out of the cycle collector's scans while cached, and handed back to it
     when the cache lets it go (else the process would hold everything frozen with it for good)."""
@@ -163,6 +165,13 @@ class FrozenResultTests(BaseTestCase):
         super().setUp()
         results_cache.forget()
         self.addCleanup(results_cache.forget)
+        frozen.enable(False)  # (unfrozen: what earlier tests left, a live server among them, let go)
+        frozen.enable()  # (as a web process does: webapp/wsgi.py)
+        self.addCleanup(frozen.enable, False)
+        # (the parsed manifests of every text count as large here too: leave them to their own test)
+        holders = mock.patch.dict(frozen._holders, {"documents": lambda: False})
+        holders.start()
+        self.addCleanup(holders.stop)
         self.runs = []
         for _ in range(2):
             run = Run.objects.create(scenario=self.scenario, revision=self.scenario.head(), created_by=self.owner)
@@ -171,18 +180,49 @@ class FrozenResultTests(BaseTestCase):
         self.client.force_login(self.viewer)
 
     def test_a_cached_result_is_frozen_after_the_request_and_unfrozen_when_dropped(self):
+        # (frozen.is_frozen: this process's own freezing; the engine freezes around simulations, in any thread)
         import gc
-        self.assertEqual(gc.get_freeze_count(), 0)
-        self.assertContains(self.client.get(f"/runs/{self.runs[0].pk}/nodes/"), "node-a")
+        self.assertFalse(frozen.is_frozen())
+        self.assertContains(self.client.get(f"/runs/{self.runs[0].pk}/topology/"), "node-a")
+        self.assertTrue(frozen.is_frozen())
         self.assertGreater(gc.get_freeze_count(), 0)
         results_cache.forget(self.runs[0].pk)
-        self.assertEqual(gc.get_freeze_count(), 0)
+        self.assertFalse(frozen.is_frozen())
 
     def test_the_next_result_evicts_the_first_and_is_frozen_in_its_place(self):
         import gc
         def page():  # (without its CSRF token, which differs per response)
-            return re.sub(r"[A-Za-z0-9]{64}", "", self.client.get(f"/runs/{self.runs[0].pk}/nodes/").content.decode())
+            return re.sub(r"[A-Za-z0-9]{64}", "", self.client.get(f"/runs/{self.runs[0].pk}/topology/").content.decode())
         first = page()
-        self.client.get(f"/runs/{self.runs[1].pk}/nodes/")  # (the cache holds one: the first is let go)
-        self.assertGreater(gc.get_freeze_count(), 0)
+        self.client.get(f"/runs/{self.runs[1].pk}/topology/")  # (the cache holds one: the first is let go)
+        self.assertTrue(frozen.is_frozen())
         self.assertEqual(page(), first)
+
+
+class FrozenManifestsTests(BaseTestCase):
+    """The parsed manifests a web process keeps (the latest text read) are kept out of the collector's scans
+    likewise, and handed back when another text takes their place."""
+
+    def setUp(self):
+        super().setUp()
+        holders = mock.patch.dict(frozen._holders, {"results": lambda: False})
+        holders.start()
+        self.addCleanup(holders.stop)
+        frozen.enable(False)  # (unfrozen: what earlier tests left, a live server among them, let go)
+        frozen.enable()  # (as a web process does: webapp/wsgi.py)
+        self.addCleanup(frozen.enable, False)
+        self.addCleanup(documents.read, "kind: Namespace\nmetadata: {name: small}\n")  # (none large kept)
+        self.client.force_login(self.editor)
+
+    def test_the_latest_parsed_text_is_frozen_after_the_request_and_let_go_for_the_next(self):
+        import gc
+        self.assertFalse(frozen.is_frozen())
+        text = self.scenario.head().manifests + f"\n# {self.id()}\n"  # (a text no earlier test read)
+        scenario = services.create_scenario(team=self.team, name="unique", manifests=text, author=self.owner)
+        documents.read("kind: Namespace\nmetadata: {name: small}\n")  # (the page parses it in its request)
+        with override_settings(FROZEN_CACHE_MIN_BYTES=0):
+            self.assertEqual(self.client.get(f"/scenarios/{scenario.pk}/draft/").status_code, 200)
+            self.assertTrue(frozen.is_frozen())
+            self.assertGreater(gc.get_freeze_count(), 0)
+        documents.read("kind: Namespace\nmetadata: {name: other}\n")  # (a small text takes its place)
+        self.assertFalse(frozen.is_frozen())

@@ -11,24 +11,17 @@ one top-level part at a time, as the page asks for them (StoredResult). A 5,000-
 2.4 s to read whole, and the comparison needs a fifth of it; the pages of one run need most of it, which is
 faster to read whole.
 
-Python's cycle collector and a cached result: a 5,000-node result is millions of lists and dicts. Decoded with
-the collector running, each time the heap grows by a quarter a full collection walks all of it again (seven of
-them, more than half of the decoding time), and later pages' full collections walk the cached result again
-(0.3 s each). So a result is decoded with the collector paused (JSON makes no reference cycles), and once the
-request that read a large result (RESULT_FREEZE_MIN_BYTES of JSON or more) is over, the garbage is collected and
-what is left is frozen (gc.freeze: out of the collector's scans). When the cache lets a result go, everything
-is unfrozen (the collector sees it all again) and frozen anew after the request if a large result is still kept.
+A result is decoded with Python's cycle collector paused (JSON makes no reference cycles; with it running, a
+5,000-node result's decoding ran seven full collections, more than half of its time), and a large one is kept
+out of the collector's later scans (frozen.py).
 """
 
-import contextlib
-import gc
 import json
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 
 from django.conf import settings
-from django.core.signals import request_finished
 from django.db import connection
 from django.db.models import TextField
 from django.db.models.fields.json import KeyTransform
@@ -36,12 +29,12 @@ from django.db.models.functions import Cast
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
+from . import frozen
 from .models import Run
 
 _results: OrderedDict = OrderedDict()
 _lock = threading.Lock()
-_large: set = set()  # keys of the cached results of RESULT_FREEZE_MIN_BYTES or more
-_freeze = {"after_request": False, "frozen": False}
+_large: set = set()  # keys of the cached results of FROZEN_CACHE_MIN_BYTES or more
 
 
 def result_of(run, by_parts=False):
@@ -64,53 +57,30 @@ def result_of(run, by_parts=False):
             return None
         if stored > settings.RESULT_PARTS_MIN_BYTES and sizes is not None:
             result, key = StoredResult(run.pk, sizes), key + ("by parts",)
-    size = 0
-    if result is None:
-        result, size = _read_whole(run.pk)
-    if result is not None and settings.RESULT_CACHE_RUNS > 0:
-        with _lock:
-            _results[key] = result
-            if size >= settings.RESULT_FREEZE_MIN_BYTES:
-                _large.add(key)
-                _freeze["after_request"] = True
-            while len(_results) > settings.RESULT_CACHE_RUNS:
-                _drop(next(iter(_results)))
+    if result is not None:
+        _keep(key, result, 0)
+        return result
+    text = Run.objects.filter(pk=run.pk).annotate(text=Cast("result", TextField())).values_list(
+        "text", flat=True).first()
+    if text is None:
+        return None
+    with frozen.collector_paused():  # (and kept, frozen if large, before it runs again)
+        result = json.loads(text)
+        _keep(key, result, len(text))
     return result
 
 
-def _read_whole(pk):
-    """(a run's result, decoded; the size of its JSON text), the collector paused while it is decoded."""
-    text = Run.objects.filter(pk=pk).annotate(text=Cast("result", TextField())).values_list("text", flat=True).first()
-    if text is None:
-        return None, 0
-    with _collector_paused():
-        return json.loads(text), len(text)
-
-
-@contextlib.contextmanager
-def _collector_paused():
-    if not gc.isenabled():
-        yield
+def _keep(key, result, size):
+    """Cache a result read (``size``: of its JSON text, 0 when read by parts)."""
+    if settings.RESULT_CACHE_RUNS <= 0:
         return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
-
-
-@receiver(request_finished)
-def _freeze_after_request(sender, **kwargs):
-    """The request that cached a large result is over: collect its garbage, freeze what is left."""
     with _lock:
-        if not _freeze["after_request"]:
-            return
-        _freeze["after_request"] = False
-        if not _large:
-            return
-        gc.collect()
-        gc.freeze()
-        _freeze["frozen"] = True
+        _results[key] = result
+        while len(_results) > settings.RESULT_CACHE_RUNS:
+            _drop(next(iter(_results)))
+        if size >= settings.FROZEN_CACHE_MIN_BYTES:
+            _large.add(key)
+            frozen.changed(grew=True)
 
 
 class StoredResult(Mapping):
@@ -160,7 +130,7 @@ def _parts_of(pk, keys):
     with connection.cursor() as cursor:
         cursor.execute(sql, [*keys, pk])
         row = cursor.fetchone()
-    with _collector_paused():
+    with frozen.collector_paused():
         return [json.loads(v) if v is not None else None for v in row]
 
 
@@ -212,18 +182,19 @@ def forget(run_id=None):
 
 
 def _drop(key):
-    """(holding _lock) Let a cached result go; unfreeze, so that the collector sees what it froze with it."""
+    """(holding _lock) Let a cached result go (the collector may then reclaim what was frozen with it)."""
     _drop_derived(_results.pop(key))
-    _large.discard(key)
-    if _freeze["frozen"]:
-        gc.unfreeze()
-        _freeze["frozen"] = False
-        _freeze["after_request"] = bool(_large)
+    if key in _large:
+        _large.discard(key)
+        frozen.changed(grew=False)
 
 
 def _drop_derived(result):
     for key in [k for k in _derived if k[0] == id(result)]:
         del _derived[key]
+
+
+frozen.register("results", lambda: bool(_large))
 
 
 @receiver(post_save, sender=Run)

@@ -24,8 +24,9 @@ import threading
 from collections import OrderedDict
 
 import yaml
+from django.conf import settings
 
-from .. import engine
+from .. import engine, frozen
 from . import limits
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -41,6 +42,20 @@ _ReadLoader.yaml_implicit_resolvers = {
     for first, resolvers in _LOADER.yaml_implicit_resolvers.items()}
 _lock = threading.Lock()
 _latest = (None, None)  # (key of a text, its documents)
+_latest_large = False  # from a text of FROZEN_CACHE_MIN_BYTES or more (frozen.py)
+
+
+def _keep(k, docs, size):
+    """(holding _lock) Keep `docs` as the latest text's documents."""
+    global _latest, _latest_large
+    was_large, _latest, _latest_large = _latest_large, (k, docs), size >= settings.FROZEN_CACHE_MIN_BYTES
+    if was_large:
+        frozen.changed(grew=False)
+    if _latest_large:
+        frozen.changed(grew=True)
+
+
+frozen.register("documents", lambda: _latest_large)
 
 
 def _fast_new(text):
@@ -67,24 +82,23 @@ def read(text, filename="scenario.yaml", stored=False):
     """The non-empty documents of `text` for reading only (shared with later callers). `stored`: the
     text of a saved revision, which passed ``limits.check_text`` when it was saved, so it is not
     walked again (a draft's text is not checked when stored: read it without `stored`)."""
-    global _latest
     k = engine.text_key(text)
     with _lock:
         if _latest[0] == k:
             return _latest[1]
-    docs = _parse(text, filename, stored, _fast_kept)
-    with _lock:
-        _latest = (k, docs)
+    with frozen.collector_paused():  # (and kept, frozen if large, before it runs again: frozen.py)
+        docs = _parse(text, filename, stored, _fast_kept)
+        with _lock:
+            _keep(k, docs, len(text))
     return docs
 
 
 def remember(text, docs):
     """Keep `docs` as what ``read`` gives for `text`: the documents a quick edit wrote the text from
     (checked by the engine's load), so the next edit of the draft does not parse its text again."""
-    global _latest
     k = engine.text_key(text)
     with _lock:
-        _latest = (k, [d for d in docs if d is not None])
+        _keep(k, [d for d in docs if d is not None], len(text))
 
 
 _memo = OrderedDict()  # (name, key of a text) -> what was computed from it

@@ -1,0 +1,89 @@
+"""Large caches of immutable data kept out of Python's cycle collector's scans.
+
+A web process keeps what it read last: a run's result (results_cache; a 5,000-node result is millions of
+lists and dicts) and a scenario's parsed documents (manifests/documents.py; a 150,000-pod text, more). The
+collector's full collections walk every container alive, so while a cache holds them each full collection
+costs seconds (3 s with a 5,000-node text's documents), in whichever request it happens to fall; and the
+first collections after a large tree is made walk all of it as young objects. So, in a request, a cache that
+takes in something made from FROZEN_CACHE_MIN_BYTES or more of text says so (``changed``) while the
+collector is still paused from making it (``collector_paused``), and everything alive is frozen at once
+(gc.freeze: left out of later scans, nothing walked). A cache that lets something go says so too:
+everything is unfrozen (the collector may then reclaim garbage frozen with it), and once that request is
+over its garbage is collected and what is left frozen again if a cache still holds something large.
+Only web processes freeze (webapp/wsgi.py and asgi.py call ``enable``); in a worker the engine freezes the
+loaded scenario around a simulation itself, and would leave that alone if something else had frozen.
+"""
+
+import contextlib
+import gc
+import threading
+
+from django.core.signals import request_finished
+from django.dispatch import receiver
+
+_lock = threading.Lock()
+_holders = {}  # name -> holds(): whether that cache now holds something large
+_state = {"enabled": False, "pending": False, "frozen": False}
+
+
+def register(name, holds):
+    _holders[name] = holds
+
+
+def enable(on=True):
+    """Freeze large caches in this process (a web process); ``on`` False: no more, and unfreeze now."""
+    with _lock:
+        _state["enabled"] = on
+        if not on and _state["frozen"]:
+            gc.unfreeze()
+            _state["frozen"] = _state["pending"] = False
+
+
+def changed(grew=True):
+    """A cache took in something large (``grew``: call it with the collector paused, before anything else is
+    made), or let something go."""
+    with _lock:
+        if not _state["enabled"]:
+            return
+        if grew:
+            gc.freeze()
+            _state["frozen"] = True
+            return
+        if _state["frozen"]:
+            gc.unfreeze()
+            _state["frozen"] = False
+            _state["pending"] = True
+
+
+def is_frozen():
+    """Whether this module has frozen what the caches hold (the engine freezes around simulations too)."""
+    return _state["frozen"]
+
+
+@receiver(request_finished)
+def _request_finished(sender, **kwargs):
+    with _lock:
+        if not _state["pending"] or not _state["enabled"]:
+            return
+        _state["pending"] = False
+        if _state["frozen"]:  # (frozen again in the request, with what was let go: hand it to the collector)
+            gc.unfreeze()
+            _state["frozen"] = False
+        if any(holds() for holds in _holders.values()):
+            gc.collect()
+            gc.freeze()
+            _state["frozen"] = True
+
+
+@contextlib.contextmanager
+def collector_paused():
+    """The cycle collector paused while a large tree is made (JSON and parsed YAML make no cycles; a
+    collection in the middle would walk every container made so far)."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
