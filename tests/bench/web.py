@@ -85,6 +85,10 @@ def main(argv: list[str] | None = None) -> int:
     from django.core.management import call_command
     from django.test import Client
 
+    from webapp.scenarios import frozen
+
+    frozen.enable()  # (as in a web process: webapp/wsgi.py)
+
     from tests.bench.generate import generate, to_yaml
     from webapp.celery import app
     from webapp.scenarios.models import Membership, Run, Team
@@ -211,6 +215,8 @@ import django
 django.setup()
 from django.contrib.auth import get_user_model
 from django.test import Client
+from webapp.scenarios import frozen
+frozen.enable()  # (as in a web process: webapp/wsgi.py)
 client = Client(HTTP_HOST="127.0.0.1")
 client.force_login(get_user_model().objects.get(username="bench"))
 client.get("/login/")  # (the process's first request imports the URLs: not the page's time)
