@@ -33,6 +33,15 @@ class RunAnswerTests(BaseTestCase):
         self.assertLess(page.index('id="pending-why"'), page.index('id="pod-table"'))  # the answer comes first
         self.assertNotIn("<h2>FailedScheduling</h2>", page)
 
+    def test_causes_without_a_root_are_listed_without_calling_one_the_root(self):
+        # zonal-volumes: the pod's volume pins it to a zone the spread rejects; each rejected zone is a cause,
+        # and none of them is the root (only a minDomains that forces the global minimum to 0 is called that)
+        run, page = self.run_example("zonal-volumes")
+        why = page[page.index('id="pending-why"'):page.index('<h2>Pods</h2>')]
+        causes = re.findall(r"<li>(zone eu-west-1\w already has 1 matching pod;.*?)</li>", why)
+        self.assertEqual(len(causes), 2)
+        self.assertNotIn("Root cause", why)
+
     def test_a_preemption_shows_the_nominated_node_the_linked_victim_and_priorities(self):
         run, page = self.run_example("preemption")
         row = re.search(r'<tr class="outcome-scheduled">(.*?)</tr>', page, re.S).group(1)

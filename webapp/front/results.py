@@ -406,7 +406,9 @@ def pending_groups(result, meta=None):
             if sentence:
                 roots.append(f"{constraint.get('topologyKey')}: {sentence}")
             others += spread_sentences(constraint, result)
-        group["causes"] = list(dict.fromkeys(roots + others))
+        roots = list(dict.fromkeys(roots))
+        group["causes"] = roots + [c for c in dict.fromkeys(others) if c not in roots]
+        group["roots"] = len(roots)  # (the first causes: a minDomains that forces the global minimum to 0)
         group["explained_pod"] = first
         group["nominated"] = sorted(group["nominated"])
         group["priority"] = sorted({((meta or {}).get(p) or {}).get("priority", 0) for p in group["pods"]})
