@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from webapp.scenarios import drafts, engine, services
 from webapp.scenarios.models import Draft, Membership, Scenario
 
+from .fields import ManifestText
 from .serializers import RevisionSerializer, RunListSerializer
 from .views import IF_MATCH, base_revision, raw_yaml
 
@@ -74,8 +75,8 @@ class DraftSerializer(serializers.ModelSerializer):
 
 
 class DraftTextSerializer(serializers.Serializer):
-    manifests = serializers.CharField(trim_whitespace=False)
-    config = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
+    manifests = ManifestText()
+    config = ManifestText(required=False, allow_blank=True)
 
 
 EditSerializer = inline_serializer("DraftEdit", fields={

@@ -4,6 +4,8 @@ from rest_framework.reverse import reverse
 from webapp.scenarios.manifests import limits
 from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink, Team
 
+from .fields import ManifestText
+
 
 class TeamSerializer(serializers.ModelSerializer):
     role = serializers.SerializerMethodField()
@@ -119,8 +121,8 @@ class ScenarioDetailSerializer(ScenarioSerializer):
 class ScenarioCreateSerializer(serializers.Serializer):
     team = serializers.CharField(help_text="Team id or name; you must be an editor in it.")
     name = serializers.CharField(max_length=200)
-    manifests = serializers.CharField(trim_whitespace=False, help_text="Kubernetes manifests (YAML or JSON)")
-    config = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    manifests = ManifestText(help_text="Kubernetes manifests (YAML or JSON)")
+    config = ManifestText(required=False, allow_blank=True, default="")
     message = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
 
     def validate_team(self, value):
@@ -168,8 +170,8 @@ class RevisionSummarySerializer(RevisionSerializer):
 
 
 class RevisionCreateSerializer(serializers.Serializer):
-    manifests = serializers.CharField(trim_whitespace=False)
-    config = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    manifests = ManifestText()
+    config = ManifestText(required=False, allow_blank=True, default="")
     message = serializers.CharField(required=False, allow_blank=True, default="", max_length=500)
     revision = serializers.IntegerField(
         required=False, min_value=0,
