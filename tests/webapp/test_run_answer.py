@@ -20,9 +20,14 @@ class RunAnswerTests(BaseTestCase):
         self.client.force_login(self.owner)
         return run, html.unescape(self.client.get(f"/runs/{run.pk}/").content.decode())
 
+    @staticmethod
+    def why(page):
+        """The page's "why these pods are not scheduled" section."""
+        return page[page.index('id="pending-why"'):page.index('<h2>Pods</h2>')]
+
     def test_pending_pods_are_one_group_with_the_min_domains_root_cause_first(self):
         run, page = self.run_example("min-domains")
-        why = page[page.index('id="pending-why"'):page.index('<h2>Pods</h2>')]
+        why = self.why(page)
         groups = re.findall(r'<div class="card pending-group">', why)
         self.assertEqual(len(groups), 1)
         self.assertIn('<span class="big">4</span> pods unschedulable', why)
@@ -36,8 +41,7 @@ class RunAnswerTests(BaseTestCase):
     def test_causes_without_a_root_are_listed_without_calling_one_the_root(self):
         # zonal-volumes: the pod's volume pins it to a zone the spread rejects; each rejected zone is a cause,
         # and none of them is the root (only a minDomains that forces the global minimum to 0 is called that)
-        run, page = self.run_example("zonal-volumes")
-        why = page[page.index('id="pending-why"'):page.index('<h2>Pods</h2>')]
+        why = self.why(self.run_example("zonal-volumes")[1])
         causes = re.findall(r"<li>(zone eu-west-1\w already has 1 matching pod;.*?)</li>", why)
         self.assertEqual(len(causes), 2)
         self.assertNotIn("Root cause", why)

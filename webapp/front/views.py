@@ -250,10 +250,12 @@ def run_context(run, poll_url, shared=False, show_all=False, rows=None):
 
 
 def stored_rows(run):
-    """The rows the worker laid out for a finished run's page (None for a run stored before it did)."""
-    if run.status != Run.Status.SUCCEEDED:
-        return None
-    return RunPage.objects.filter(run_id=run.pk).values_list("data__rows", flat=True).first()
+    """The rows the worker laid out for a finished run's page (None for a run stored before it did); read once
+    per request (the fixes panel asks too)."""
+    if "_stored_rows" not in run.__dict__:
+        run._stored_rows = RunPage.objects.filter(run_id=run.pk).values_list("data__rows", flat=True).first() \
+            if run.status == Run.Status.SUCCEEDED else None
+    return run._stored_rows
 
 
 def with_result(run, show_all):

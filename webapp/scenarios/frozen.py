@@ -4,9 +4,9 @@ A web process keeps what it read last: a run's result (results_cache; a 5,000-no
 lists and dicts) and a scenario's parsed documents (manifests/documents.py; a 150,000-pod text, more). The
 collector's full collections walk every container alive, so while a cache holds them each full collection
 costs seconds (3 s with a 5,000-node text's documents), in whichever request it happens to fall; and the
-first collections after a large tree is made walk all of it as young objects. So, in a request, a cache that
-takes in something made from FROZEN_CACHE_MIN_BYTES or more of text says so (``changed``) while the
-collector is still paused from making it (``collector_paused``), and everything alive is frozen at once
+first collections after a large tree is made walk all of it as young objects. So a cache that takes in
+something made from FROZEN_CACHE_MIN_BYTES or more of text says so (``changed``) while the collector is
+still paused from making it (``engine.without_cycle_collection``), and everything alive is frozen at once
 (gc.freeze: left out of later scans, nothing walked). A cache that lets something go says so too:
 everything is unfrozen (the collector may then reclaim garbage frozen with it), and once that request is
 over its garbage is collected and what is left frozen again if a cache still holds something large.
@@ -14,7 +14,6 @@ Only web processes freeze (webapp/wsgi.py and asgi.py call ``enable``); in a wor
 loaded scenario around a simulation itself, and would leave that alone if something else had frozen.
 """
 
-import contextlib
 import gc
 import threading
 
@@ -73,17 +72,3 @@ def _request_finished(sender, **kwargs):
             gc.collect()
             gc.freeze()
             _state["frozen"] = True
-
-
-@contextlib.contextmanager
-def collector_paused():
-    """The cycle collector paused while a large tree is made (JSON and parsed YAML make no cycles; a
-    collection in the middle would walk every container made so far)."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()

@@ -29,7 +29,7 @@ from django.db.models.functions import Cast
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
-from . import frozen
+from . import engine, frozen
 from .models import Run
 
 _results: OrderedDict = OrderedDict()
@@ -64,7 +64,7 @@ def result_of(run, by_parts=False):
         "text", flat=True).first()
     if text is None:
         return None
-    with frozen.collector_paused():  # (and kept, frozen if large, before it runs again)
+    with engine.without_cycle_collection():  # (and kept, frozen if large, before it runs again)
         result = json.loads(text)
         _keep(key, result, len(text))
     return result
@@ -130,7 +130,7 @@ def _parts_of(pk, keys):
     with connection.cursor() as cursor:
         cursor.execute(sql, [*keys, pk])
         row = cursor.fetchone()
-    with frozen.collector_paused():
+    with engine.without_cycle_collection():
         return [json.loads(v) if v is not None else None for v in row]
 
 

@@ -86,7 +86,7 @@ def read(text, filename="scenario.yaml", stored=False):
     with _lock:
         if _latest[0] == k:
             return _latest[1]
-    with frozen.collector_paused():  # (and kept, frozen if large, before it runs again: frozen.py)
+    with engine.without_cycle_collection():  # (and kept, frozen if large, before it runs again: frozen.py)
         docs = _parse(text, filename, stored, _fast_kept)
         with _lock:
             _keep(k, docs, len(text))
