@@ -9,6 +9,8 @@ nodes in the same order and draw the same random numbers. Every node is filtered
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 # ufunc reductions: the ndarray methods go through Python wrappers, costly a call
@@ -58,13 +60,63 @@ class FailedNodes:
         return self._idx
 
 
+class _NodeToStatus(Mapping):
+    """A failed cycle's NodeToStatus for its Unschedulable nodes (name -> Status), in node
+    order. Preemption asks it for one node (the pod's nominated one) and lists the names;
+    a node is looked up by its index in the sorted node indices, and the dict of thousands
+    of entries is made only if something walks it."""
+
+    def __init__(self, names: list[str], idx: np.ndarray, ids: list[int],
+                 of_id: dict[int, Status], index: dict[str, int]) -> None:
+        self._names, self._idx, self._ids, self._of_id, self._index = names, idx, ids, of_id, index
+        self._dict: dict[str, Status] | None = None
+
+    def __getitem__(self, name: str) -> Status:
+        i = self._index.get(name)
+        if i is not None:
+            pos = int(self._idx.searchsorted(i))
+            if pos < len(self._ids) and self._idx[pos] == i:
+                return self._of_id[self._ids[pos]]
+        raise KeyError(name)
+
+    def __contains__(self, name: object) -> bool:
+        try:
+            self[name]  # type: ignore[index]
+        except (KeyError, TypeError):
+            return False
+        return True
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def _whole(self) -> dict[str, Status]:
+        if self._dict is None:
+            self._dict = dict(zip(self._names, map(self._of_id.__getitem__, self._ids)))
+        return self._dict
+
+    def values(self):
+        return self._whole().values()
+
+    def items(self):
+        return self._whole().items()
+
+    def __eq__(self, other: object) -> bool:
+        return self._whole() == (other._whole() if isinstance(other, _NodeToStatus) else other)
+
+    def __repr__(self) -> str:
+        return repr(self._whole())
+
+
 class ColumnarRecord:
     """What one cycle saw, for the explanation: the verdicts as node indices and status
     ids, the feasible nodes in evaluation order, their scores."""
 
     __slots__ = ("nominated_node_tried", "nominated_node_fit", "nodes_evaluated",
                  "pre_filter_status", "absent", "filters", "failed_of", "extra_failed",
-                 "feasible", "scores", "chosen")
+                 "feasible", "scores", "chosen", "diagnosed")
 
     def __init__(self) -> None:
         self.nominated_node_tried = ""
@@ -78,6 +130,8 @@ class ColumnarRecord:
         self.feasible: np.ndarray = _EMPTY
         self.scores: tuple[list[str], list, np.ndarray, list] | None = None
         self.chosen = -1  # the selected node's position among feasible
+        # (the rejected nodes, their status ids) as the Diagnosis counted them
+        self.diagnosed: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def failed(self) -> np.ndarray:
@@ -144,7 +198,7 @@ class ColumnarScheduler:
         sched = self.scheduler
         sched.next_start_node_index = (sched.next_start_node_index + processed) % table.n
         if len(feasible) == 0:
-            self._diagnose(diagnosis, fr, record.failed)
+            self._diagnose(diagnosis, fr, record.failed, record)
             raise FitError(pod, table.n, diagnosis)
         if len(feasible) == 1:
             return ScheduleResult(table.names[feasible[0]], processed, 1)
@@ -189,16 +243,19 @@ class ColumnarScheduler:
             stop = 0
         return subset[found], stop - len(found), FailedNodes(subset, start, stop, ok)
 
-    def _diagnose(self, d: Diagnosis, fr: FilterResult | None, failed: np.ndarray) -> None:
+    def _diagnose(self, d: Diagnosis, fr: FilterResult | None, failed: np.ndarray,
+                  record: ColumnarRecord) -> None:
         """The Diagnosis of a cycle without feasible nodes, counted per status: the
         reason histogram (absent nodes included), the rejecting plugins, and NodeToStatus
         for the Unschedulable nodes only (the ones preemption looks at)."""
         table, statuses = self.ctx.table, self.ctx.statuses
         reasons: dict[str, int] = {}
-        unschedulable = np.zeros(0, np.intp)
+        unschedulable, unschedulable_ids = _EMPTY, []
         if fr is not None and len(failed):
             ids = fr.statuses(failed)
+            record.diagnosed = (failed, ids)
             counts = np.bincount(ids)
+            retry: list[int] = []  # status ids that preemption looks at
             for s in counts.nonzero()[0]:
                 st = statuses.get(int(s))
                 if st.code == Code.Error:
@@ -207,18 +264,22 @@ class ColumnarScheduler:
                 for r in st.reasons:
                     reasons[r] = reasons.get(r, 0) + int(counts[s])
                 if st.code == Code.Unschedulable:
-                    unschedulable = np.concatenate((unschedulable, failed[ids == s]))
+                    retry.append(int(s))
+            if retry:  # those nodes in index order, each with its status id (worked out once)
+                sel = (ids == retry[0]) if len(retry) == 1 else np.isin(ids, retry)
+                unschedulable, unschedulable_ids = failed[sel], ids[sel]
+                order = np.argsort(unschedulable, kind="stable")
+                unschedulable = unschedulable[order]
+                unschedulable_ids = unschedulable_ids[order].tolist()
         absent = table.n - len(failed)
         if absent > 0:
             for r in d.absent_nodes_status.reasons:
                 reasons[r] = reasons.get(r, 0) + absent
         d.reasons = reasons
-        unschedulable = np.sort(unschedulable)
-        names = table.names
-        ids = fr.statuses(unschedulable).tolist() if len(unschedulable) else []
-        d.unschedulable_nodes = [names[i] for i in unschedulable.tolist()]
-        of_id = {s: statuses.get(s) for s in set(ids)}
-        d.node_to_status = dict(zip(d.unschedulable_nodes, map(of_id.__getitem__, ids)))
+        d.unschedulable_nodes = table.names_of(unschedulable)
+        of_id = {s: statuses.get(s) for s in set(unschedulable_ids)}
+        d.node_to_status = _NodeToStatus(d.unschedulable_nodes, unschedulable, unschedulable_ids,
+                                         of_id, table.index)
 
     def _select(self, totals: np.ndarray) -> int:
         """selectHost: the highest total; one draw among the tied (see schedule_one.py)."""

@@ -137,11 +137,14 @@ class ColumnarSimulation(Simulation):
         if record.absent is not None and len(record.absent[1]):
             st, idx = record.absent
             groups.append((st, len(idx), table.names_of(idx[:trace.MAX_NODE_NAMES])))
-        failed = record.failed
+        failed, ids = record.diagnosed or (record.failed, None)
         if record.absent is not None and len(failed):  # a nominated node outside the
-            failed = failed[~np.isin(failed, record.absent[1])]  # PreFilterResult: absent
+            inside = ~np.isin(failed, record.absent[1])  # PreFilterResult: absent
+            failed = failed[inside]
+            ids = None if ids is None else ids[inside]
         if len(failed):
-            ids = record.filters.statuses(failed)
+            if ids is None:
+                ids = record.filters.statuses(failed)
             for s in (np.bincount(ids)).nonzero()[0]:
                 nodes = np.sort(failed[ids == s])
                 groups.append((statuses.get(int(s)), len(nodes),
@@ -220,6 +223,9 @@ def _best(totals: np.ndarray, k: int) -> list[int]:
 def _preemption_might_help(fe: FitError) -> bool:
     """Some node is Unschedulable (not Unresolvable): the dry runs need PreFilter state."""
     d = fe.diagnosis
-    return d.absent_nodes_status.code == Code.Unschedulable or any(
-        st.code == Code.Unschedulable for st in d.node_to_status.values())
+    if d.absent_nodes_status.code == Code.Unschedulable:
+        return True
+    if d.unschedulable_nodes is not None:  # (node_to_status holds those nodes only)
+        return bool(d.unschedulable_nodes)
+    return any(st.code == Code.Unschedulable for st in d.node_to_status.values())
 
