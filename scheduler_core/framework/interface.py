@@ -230,6 +230,13 @@ class Handle(Protocol):
                                             pod_info_to_remove: "PodInfo",
                                             node_info: "NodeInfo") -> Status: ...
 
+    def run_pre_filter_extension_remove_pods(self, state: "CycleState", pod_to_schedule: "Pod",
+                                             infos: "Sequence[PodInfo]",
+                                             node_info: "NodeInfo") -> Status:
+        """run_pre_filter_extension_remove_pod for each of infos in turn, up to the first
+        failure."""
+        ...
+
     def nominated_pods_for_node(self, node_name: str) -> list["PodInfo"]: ...
 
     def evict(self, victim: "Pod", preemptor: "Pod", node_name: str) -> None:

@@ -284,15 +284,37 @@ class Framework:
         return self._run_extension("remove_pod", "RemovePod", state, pod_to_schedule,
                                    pod_info_to_remove, node_info)
 
-    def _run_extension(self, method: str, label: str, state: CycleState, pod: Pod,
-                       pi: PodInfo, node_info: NodeInfo) -> Status:
+    def run_pre_filter_extension_remove_pods(self, state: CycleState, pod_to_schedule: Pod,
+                                             infos: Sequence[PodInfo], node_info: NodeInfo
+                                             ) -> Status:
+        """RunPreFilterExtensionRemovePod for each of infos in turn (preemption takes every
+        lower-priority pod off a node at once), stopping at the first failure; the plugins
+        that have the extension are looked up once."""
+        removers = self._extensions("remove_pod", state)
+        for pi in infos:
+            for name, fn in removers:
+                st = _call(fn, state, pod_to_schedule, pi, node_info)
+                if not st.is_success():
+                    return _wrap(st, f'running RemovePod on PreFilter plugin "{name}"', name)
+        return SUCCESS
+
+    def _extensions(self, method: str, state: CycleState) -> list:
+        """(plugin name, extension method) of each PreFilter plugin with PreFilterExtensions
+        that this cycle does not skip, in order."""
+        skip = state.skip_filter_plugins
+        out = []
         for pl in self.points[reg.PRE_FILTER]:
             ext = pl.pre_filter_extensions()
-            if ext is None or pl.NAME in state.skip_filter_plugins:
-                continue
-            st = _call(getattr(ext, method), state, pod, pi, node_info)
+            if ext is not None and not (skip and pl.NAME in skip):
+                out.append((pl.NAME, getattr(ext, method)))
+        return out
+
+    def _run_extension(self, method: str, label: str, state: CycleState, pod: Pod,
+                       pi: PodInfo, node_info: NodeInfo) -> Status:
+        for name, fn in self._extensions(method, state):
+            st = _call(fn, state, pod, pi, node_info)
             if not st.is_success():
-                return _wrap(st, f'running {label} on PreFilter plugin "{pl.NAME}"', pl.NAME)
+                return _wrap(st, f'running {label} on PreFilter plugin "{name}"', name)
         return SUCCESS
 
     def run_post_filter_plugins(self, state: CycleState, pod: Pod, diagnosis: Diagnosis

@@ -303,7 +303,7 @@ class NodeInfo:
 
     __slots__ = ("node", "pods", "pods_with_affinity", "pods_with_required_anti_affinity",
                  "used_ports", "requested", "non_zero_requested", "allocatable",
-                 "image_states", "generation", "lowest_priority_at")
+                 "image_states", "generation", "lowest_priority")
 
     def __init__(self, node: Node | None = None) -> None:
         self.node = node
@@ -317,9 +317,9 @@ class NodeInfo:
         # image name -> summary; filled by the snapshot builder (ImageLocality reads it)
         self.image_states: dict[str, ImageStateSummary] = {}
         self.generation = 0
-        # (generation, the lowest priority of the node's pods or None) as last worked out: preemption
-        # asks it of every node in every failed cycle, and it holds until the pods change
-        self.lowest_priority_at: tuple[int, int | None] | None = None
+        # the lowest priority of the node's pods as preemption last worked it out (it asks it of
+        # every node in every failed cycle); None once the pods change
+        self.lowest_priority: int | None = None
 
     @property
     def name(self) -> str:
@@ -365,13 +365,16 @@ class NodeInfo:
         by identity; any other by its pod's key, as remove_pod finds it."""
         lists = [(self.pods, True), (self.pods_with_affinity, False),
                  (self.pods_with_required_anti_affinity, False)]
-        own = {id(p) for p in self.pods}
+        own = {id(p): i for i, p in enumerate(self.pods)}
         if len(own) == len(self.pods) and all(id(pi) in own for pi in infos):
             ident = id
         else:
+            own = None
+
             def ident(pi):
                 return pi.pod.key
-        where = [{ident(p): i for i, p in enumerate(lst)} if lst else {} for lst, _ in lists]
+        where = [own if own is not None and accounts else
+                 {ident(p): i for i, p in enumerate(lst)} if lst else {} for lst, accounts in lists]
         for pi in infos:
             key = ident(pi)
             if key not in where[0]:
@@ -399,6 +402,7 @@ class NodeInfo:
             else:
                 self.used_ports.remove(p.host_ip, p.protocol, p.host_port)
         self.generation += 1
+        self.lowest_priority = None
 
     def clone(self) -> "NodeInfo":
         """NodeInfo.Snapshot: pod lists and aggregates copied, pods shared."""
@@ -413,7 +417,7 @@ class NodeInfo:
         c.allocatable = self.allocatable.clone()
         c.image_states = self.image_states
         c.generation = self.generation
-        c.lowest_priority_at = self.lowest_priority_at
+        c.lowest_priority = self.lowest_priority
         return c
 
     def __repr__(self) -> str:

@@ -9,6 +9,7 @@ and a DisruptionTarget condition that is True with reason PreemptionByScheduler.
 """
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Sequence
 
 from ...config_args import DefaultPreemptionArgs
@@ -37,14 +38,21 @@ ERR_REASON_NO_VICTIMS = "No preemption victims found for incoming pod"
 _NO_VICTIMS = new_status(Code.UnschedulableAndUnresolvable, ERR_REASON_NO_VICTIMS)
 
 
-def _lowest_priority(node_info: NodeInfo) -> int | None:
-    """The lowest priority of the node's pods (None without pods), kept on the NodeInfo until its pods
-    change (``NodeInfo.generation``)."""
-    at = node_info.lowest_priority_at
-    if at is None or at[0] != node_info.generation:
-        at = node_info.lowest_priority_at = (
-            node_info.generation, min((pi.pod.priority for pi in node_info.pods), default=None))
-    return at[1]
+# the lowest priority of a node without pods: above any pod's (priorities are int32)
+_NO_PODS = 1 << 31
+_LOWEST = attrgetter("lowest_priority")
+
+
+def _lowest_priority(node_info: NodeInfo) -> int:
+    """The lowest priority of the node's pods (_NO_PODS without pods), kept on the NodeInfo until
+    its pods change."""
+    low = node_info.lowest_priority
+    if low is None:
+        low = node_info.lowest_priority = min((pi.pod.priority for pi in node_info.pods),
+                                              default=_NO_PODS)
+    return low
+
+
 # k8s.io/api/core/v1 PodReasonPreemptionByScheduler
 POD_REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 PREEMPTION_PREFIX = "preemption: "
@@ -120,9 +128,8 @@ class DefaultPreemption(Plugin):
         """SelectVictimsOnNode's status for a node without a pod of lower priority than
         pod (None when it has one): the dry run then clones neither node nor state. The
         lowest priority on each snapshot node is kept until its pods change
-        (``NodeInfo.generation``): a dry run asks it of every node, every cycle."""
-        lowest = _lowest_priority(node_info)
-        if lowest is not None and lowest < pod.priority:
+        (``NodeInfo.lowest_priority``): a dry run asks it of every node, every cycle."""
+        if _lowest_priority(node_info) < pod.priority:
             return None
         return _NO_VICTIMS
 
@@ -131,20 +138,19 @@ class DefaultPreemption(Plugin):
         """For each node, whether it holds a pod of lower priority than pod (no_victims_status
         is None), for all nodes at once, and the status of the others: the dry run then
         visits only those."""
-        prio = pod.priority
-        out = []
-        append = out.append
-        for ni in nodes:
-            at = ni.lowest_priority_at
-            lowest = at[1] if at is not None and at[0] == ni.generation else _lowest_priority(ni)
-            append(lowest is not None and lowest < prio)
-        return out, _NO_VICTIMS
+        lows = list(map(_LOWEST, nodes))
+        if None in lows:  # (nodes whose pods changed since they were last asked)
+            for i, low in enumerate(lows):
+                if low is None:
+                    lows[i] = _lowest_priority(nodes[i])
+        return list(map(pod.priority.__gt__, lows)), _NO_VICTIMS
 
     def select_victims_on_node(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
                                pdbs: Sequence[PDB]) -> tuple[list[Pod], int, Status, dict]:
         """SelectVictimsOnNode on a cloned state and NodeInfo: (victims, #PDB violations,
         status, victim key -> violated PDB keys)."""
-        potential = [pi for pi in node_info.pods if pi.pod.priority < pod.priority]
+        prio = pod.priority
+        potential = [pi for pi in node_info.pods if pi.pod.priority < prio]
         if not potential:
             return [], 0, _NO_VICTIMS, {}
         try:
@@ -152,10 +158,10 @@ class DefaultPreemption(Plugin):
             if absent is not None:
                 raise _ChangeError(f"no corresponding pod {absent.pod.name} in pods of node "
                                    f"{node_info.name}")
-            for pi in potential:  # (the extensions read the node, not its pods)
-                st = self.handle.run_pre_filter_extension_remove_pod(state, pod, pi, node_info)
-                if not st.is_success():
-                    raise _ChangeError(st.message())
+            # (the extensions read the node, not its pods)
+            st = self.handle.run_pre_filter_extension_remove_pods(state, pod, potential, node_info)
+            if not st.is_success():
+                raise _ChangeError(st.message())
             st = self.handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
             if not st.is_success():
                 return [], 0, st, {}

@@ -7,7 +7,10 @@ against the chosen one, the evictions and the nominations cleared).
 from __future__ import annotations
 
 import math
+from itertools import compress, repeat
+from operator import is_, not_
 
+from ...framework.interface import Status
 from ...k8s.types import Pod
 from ...trace import MAX_NODE_NAMES, rejected_json
 from .candidates import CRITERION_FIRST, Candidate, Elimination, pod_start_time
@@ -50,22 +53,37 @@ def _candidate_json(c: Candidate, trace: PreemptionTrace,
 def _rejected(trace: PreemptionTrace) -> list[dict]:
     """Dry runs that found no victims, grouped by verdict (nodes in dry-run order)."""
     statuses = trace.node_statuses
-    # Most nodes share one Status object: the distinct objects are found by identity, not
-    # by hashing a Status per node (that walks its reasons); equal ones are then merged,
-    # each group keeping its nodes in dry-run order.
-    if len(set(map(id, statuses.values()))) == 1:
-        st = next(iter(statuses.values()))
-        return rejected_json([(st, len(statuses), list(statuses))])
-    groups: dict = {}
-    for st in {id(st): st for st in statuses.values()}.values():
-        groups.setdefault(st, []).append(st)
+    if not statuses:
+        return []
+    # Most nodes share one Status object: the nodes are grouped by the object's identity, those
+    # of the most common object (in the first few) in one pass in C, not by hashing a Status
+    # per node (that walks its reasons); groups of equal verdicts in distinct objects are then
+    # merged, each keeping its nodes in dry-run order.
+    names, values = list(statuses), list(statuses.values())
+    sample = values[:64]
+    common = max({id(st): st for st in sample}.values(), key=lambda st: sum(map(is_, sample, repeat(st))))
+    same = list(map(is_, values, repeat(common)))
+    by_object: dict[int, list[str]] = {id(common): list(compress(names, same))}
+    objects: dict[int, Status] = {id(common): common}
+    for name, st in compress(zip(names, values), map(not_, same)):
+        group = by_object.get(id(st))
+        if group is None:
+            group = by_object[id(st)] = []
+            objects[id(st)] = st
+        group.append(name)
+    if len(objects) == 1:
+        return rejected_json([(common, len(names), names)])
+    groups: dict[Status, list[int]] = {}
+    for key, st in objects.items():
+        groups.setdefault(st, []).append(key)
     out = []
-    for st, same in groups.items():
-        if len(same) == 1:
-            names = [n for n, s in statuses.items() if s is st]
-        else:  # equal verdicts in distinct objects
-            names = [n for n, s in statuses.items() if s == st]
-        out.append((st, len(names), names))
+    for st, keys in groups.items():
+        if len(keys) == 1:
+            group = by_object[keys[0]]
+        else:
+            merged = set(keys)
+            group = [n for n, s in statuses.items() if id(s) in merged]
+        out.append((st, len(group), group))
     return rejected_json(out)
 
 

@@ -12,6 +12,8 @@ which is the state upstream's PreEnqueue waits for before retrying the preemptor
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import not_
 from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 from ...framework.fit_error import fit_error_message
@@ -55,6 +57,8 @@ class PreemptionTrace:
     pdbs: list[PDB] = field(default_factory=list)
     evaluated: list[str] = field(default_factory=list)  # dry-run order
     node_statuses: dict[str, Status] = field(default_factory=dict)  # dry runs that failed
+    # reason -> how many of node_statuses give it, when the dry run counted them as it went
+    node_reasons: dict[str, int] | None = None
     candidates: list[Candidate] = field(default_factory=list)
     chosen: str = ""
     decided_by: str = ""
@@ -70,7 +74,7 @@ def nodes_where_preemption_might_help(nodes: Sequence[NodeInfo], d: Diagnosis,
     if d.unschedulable_nodes is not None:  # already listed (the columnar path)
         if node_map is None:
             node_map = {ni.name: ni for ni in nodes}
-        return [node_map[n] for n in d.unschedulable_nodes]
+        return list(map(node_map.__getitem__, d.unschedulable_nodes))
     out = []
     for ni in nodes:
         st = d.node_to_status.get(ni.name, d.absent_nodes_status)
@@ -106,7 +110,13 @@ class Evaluator:
             return None, Status(Code.Error, (_aggregate(errs),))
         if not candidates:
             absent = new_status(Code.UnschedulableAndUnresolvable, MSG_PREEMPTION_NOT_HELPFUL)
-            msg = fit_error_message(len(all_nodes), Diagnosis(statuses, absent))
+            failed = Diagnosis(statuses, absent)
+            if trace.node_reasons is not None:  # (reasons_histogram, from the dry run's counts)
+                failed.reasons = reasons = dict(trace.node_reasons)
+                rest = len(all_nodes) - len(statuses)
+                for r in absent.reasons if rest > 0 else ():
+                    reasons[r] = reasons.get(r, 0) + rest
+            msg = fit_error_message(len(all_nodes), failed)
             return PostFilterResult(NominatingInfo("", "Override")), \
                 new_status(Code.Unschedulable, msg)
         best = self.select_candidate(candidates, trace)
@@ -125,7 +135,9 @@ class Evaluator:
             return [], {}, [MSG_NO_NODES]
         potential = nodes_where_preemption_might_help(
             all_nodes, d, getattr(self.handle.snapshot_shared_lister(), "node_info_map", None))
-        trace.potential_nodes = [ni.name for ni in potential]
+        listed = d.unschedulable_nodes  # (the columnar path names them, in the same order)
+        trace.potential_nodes = list(listed) if listed is not None and len(listed) == len(
+            potential) else [ni.name for ni in potential]
         if not potential:
             return [], {}, []
         objects = self.handle.objects
@@ -176,32 +188,39 @@ class Evaluator:
         ``offset`` round, until enough candidates are found) gets ``none`` (no victims), in
         the order the walk passes it, as the node-by-node loop gives them."""
         n = len(potential)
-        order = list(range(offset, n)) + list(range(offset))
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
         failed: dict[int, Status] = {}
         errs: list[str] = []
-        walked = n  # how many nodes of ``order`` the walk passed
-        for pos, i in enumerate(order):
-            if not lower[i]:
-                continue
-            ni = potential[i]
-            st, enough = self._try_node(state, pod, ni, pdbs, num, non_violating, violating, errs)
+        walked = n  # how many nodes the walk passed, from offset round
+        for i in [*compress(range(offset, n), lower[offset:]), *compress(range(offset), lower[:offset])]:
+            st, enough = self._try_node(state, pod, potential[i], pdbs, num, non_violating, violating,
+                                        errs)
             if enough:
-                walked = pos + 1
+                walked = (i - offset) % n + 1
                 break
             if st is not None:
                 failed[i] = st
-        passed = order[:walked]
         names = trace.potential_nodes if len(trace.potential_nodes) == n else \
             [ni.name for ni in potential]
-        trace.evaluated = [names[i] for i in passed]
-        if failed:
-            statuses = {names[i]: failed.get(i, none) for i in passed
-                        if i in failed or not lower[i]}
-        else:  # (the usual case: every node tried gave a candidate)
-            statuses = dict.fromkeys((names[i] for i in passed if not lower[i]), none)
-        trace.node_statuses = statuses
+        # the nodes passed, in walk order: [offset, n) then [0, ...), as names and as flags
+        wrap = max(0, offset + walked - n)
+        passed = names[offset:offset + walked] + names[:wrap]
+        passed_lower = lower[offset:offset + walked] + lower[:wrap]
+        trace.evaluated = passed
+        # a status for each node passed without a lower-priority pod and each node tried in vain
+        keep = list(map(not_, passed_lower))
+        for i in failed:
+            keep[(i - offset) % n] = True
+        statuses = dict.fromkeys(compress(passed, keep), none)
+        reasons: dict[str, int] = {}
+        for r in none.reasons if len(statuses) > len(failed) else ():
+            reasons[r] = reasons.get(r, 0) + len(statuses) - len(failed)
+        for i, st in failed.items():
+            statuses[names[i]] = st
+            for r in st.reasons:
+                reasons[r] = reasons.get(r, 0) + 1
+        trace.node_statuses, trace.node_reasons = statuses, reasons
         trace.candidates = non_violating + violating
         return non_violating + violating, statuses, errs
 

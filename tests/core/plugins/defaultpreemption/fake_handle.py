@@ -90,6 +90,13 @@ class FakeHandle:
     def run_pre_filter_extension_remove_pod(self, state, pod, pi, ni) -> Status:
         return self._ext(state, pod, pi, ni, "remove_pod")
 
+    def run_pre_filter_extension_remove_pods(self, state, pod, pis, ni) -> Status:
+        for pi in pis:
+            st = self._ext(state, pod, pi, ni, "remove_pod")
+            if not st.is_success():
+                return st
+        return Status()
+
     def _ext(self, state, pod, pi, ni, method) -> Status:
         for pl in self.plugins:
             ext = pl.pre_filter_extensions() if hasattr(pl, "pre_filter_extensions") else None
