@@ -71,6 +71,11 @@ class SchedulingQueue:
         self._seq = 0
         self._failed_at: dict[str, int] = {}  # pod key -> failure order (its queue timestamp)
         self.unschedulable: dict[str, QueuedPodInfo] = {}
+        # The unschedulable pool grouped by what the AssignedPodAdd hints read of a pending pod
+        # (its namespace, labels, spread constraints and affinity, which the pods of one workload
+        # share: the loader interns them) and its rejectors: a bind asks each group once.
+        self._hint_groups: dict[tuple, dict[str, None]] = {}
+        self._hint_group_of: dict[str, tuple] = {}
 
     def add(self, qpi: QueuedPodInfo) -> None:
         """Add to activeQ."""
@@ -92,7 +97,23 @@ class SchedulingQueue:
         """AddUnschedulableIfNotPresent: pooled, its timestamp the failure time."""
         self._seq += 1
         self._failed_at[qpi.pod.key] = self._seq
+        self._unpool(qpi.pod.key)
         self.unschedulable[qpi.pod.key] = qpi
+        p = qpi.pod
+        group = (p.namespace, id(p.labels), id(p.topology_spread_constraints), id(p.affinity),
+                 frozenset(qpi.unschedulable_plugins))
+        self._hint_group_of[p.key] = group
+        self._hint_groups.setdefault(group, {})[p.key] = None
+
+    def _unpool(self, key: str) -> QueuedPodInfo | None:
+        """Take a pod out of the unschedulable pool (None when it is not there)."""
+        group = self._hint_group_of.pop(key, None)
+        if group is not None:
+            members = self._hint_groups[group]
+            del members[key]
+            if not members:
+                del self._hint_groups[group]
+        return self.unschedulable.pop(key, None)
 
     def _to_backoff(self, qpi: QueuedPodInfo) -> None:
         key = (backoff_duration(qpi.attempts, *self._backoff_bounds), -qpi.pod.priority,
@@ -106,30 +127,22 @@ class SchedulingQueue:
                  if deleted is None
                  or worth_retrying_after_delete(q.pod, q.unschedulable_plugins, deleted)]
         for k in moved:
-            self._to_backoff(self.unschedulable.pop(k))
+            self._to_backoff(self._unpool(k))
         return len(moved)
 
     def move_after_assigned_pod_add(self, added: Pod | None = None) -> int:
         """AssignedPodAdd: move pods whose rejectors' queueing hints say Queue for this
         pod (or that recorded no rejector). Without a pod, any such rejector queues."""
-        moved = []
-        # The hints read the pending pod's namespace, labels, spread constraints and affinity,
-        # which the pods of one workload share (the loader interns them): asked once per
-        # workload and set of rejectors (the pods, alive for the call, keep their ids apart).
-        hints: dict[tuple, bool] = {}
-        for k, q in self.unschedulable.items():
+        moved: list[str] = []
+        for group, members in self._hint_groups.items():
+            plugins = group[-1]
             if added is None:
-                ok = not q.unschedulable_plugins or bool(
-                    q.unschedulable_plugins & ASSIGNED_POD_ADD_PLUGINS)
-            else:
-                p = q.pod
-                key = (p.namespace, id(p.labels), id(p.topology_spread_constraints),
-                       id(p.affinity), frozenset(q.unschedulable_plugins))
-                ok = hints.get(key)
-                if ok is None:
-                    ok = hints[key] = worth_retrying_after_bind(p, q.unschedulable_plugins, added)
+                ok = not plugins or bool(plugins & ASSIGNED_POD_ADD_PLUGINS)
+            else:  # (the group's pods share what the hint reads: any one answers for all)
+                ok = worth_retrying_after_bind(self.unschedulable[next(iter(members))].pod,
+                                               plugins, added)
             if ok:
-                moved.append(k)
+                moved.extend(members)
         for k in moved:
-            self._to_backoff(self.unschedulable.pop(k))
+            self._to_backoff(self._unpool(k))
         return len(moved)

@@ -77,3 +77,34 @@ def test_backoff_order_shorter_backoff_then_priority_then_failure_order() -> Non
         q.add_unschedulable(pods[name])
     q.move_all_to_active()
     assert drain(q) == ["once-high", "once-low-first", "once-low-second", "twice-high"]
+
+
+def _pooled(name: str, index: int, plugins: set[str], labels: dict, spread_on: str) -> QueuedPodInfo:
+    pod = make_pod(name).labels(labels).spread(1, "zone", "DoNotSchedule", {"app": spread_on}).obj()
+    pod = type(pod)(**{**{f: getattr(pod, f) for f in pod.__dataclass_fields__}, "file_index": index})
+    q = QueuedPodInfo(new_pod_info(pod))
+    q.unschedulable_plugins = plugins
+    return q
+
+
+def test_bind_asks_each_pooled_pod_with_its_latest_rejectors() -> None:
+    """A bind of an ``app: web`` pod moves the pods its spread selector counts and whose latest
+    failure was the spread's, each once; a pod pooled again with another rejector stays."""
+    q = SchedulingQueue(PrioritySort().less)
+    web = _pooled("web-1", 0, {"PodTopologySpread"}, {"app": "web"}, "web")
+    again = _pooled("web-2", 1, {"PodTopologySpread"}, {"app": "web"}, "web")
+    db = _pooled("db-1", 2, {"PodTopologySpread"}, {"app": "db"}, "db")
+    full = _pooled("web-3", 3, {"NodeResourcesFit"}, {"app": "web"}, "web")
+    for x in (web, again, db, full):
+        q.add_unschedulable(x)
+    again.unschedulable_plugins = {"NodeResourcesFit"}  # failed again, for its resources
+    q.add_unschedulable(again)
+    bound = make_pod("web-0").label("app", "web").node("n1").obj()
+    assert q.move_after_assigned_pod_add(bound) == 1
+    assert drain(q) == ["web-1"]
+    assert sorted(q.unschedulable) == ["default/db-1", "default/web-2", "default/web-3"]
+    full.unschedulable_plugins = {"PodTopologySpread"}
+    q.add_unschedulable(full)
+    assert q.move_after_assigned_pod_add(bound) == 1 and drain(q) == ["web-3"]
+    assert q.move_all_to_active() == 2 and sorted(drain(q)) == ["db-1", "web-2"]
+    assert q.move_after_assigned_pod_add(bound) == 0
