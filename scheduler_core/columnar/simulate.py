@@ -19,6 +19,8 @@ from ..framework.types import PodInfo, QueuedPodInfo, new_pod_info
 from ..k8s.types import Pod
 from ..plugins import registry as reg
 from ..plugins.defaultpreemption.default_preemption import STATE_KEY as PREEMPTION_KEY
+from ..plugins.interpodaffinity.filtering import PRE_FILTER_STATE_KEY as AFFINITY_STATE_KEY
+from ..plugins.interpodaffinity.plugin import InterPodAffinity
 from ..plugins.podtopologyspread.filtering import CriticalPaths, PreFilterState
 from ..plugins.podtopologyspread.plugin import PRE_FILTER_STATE_KEY, PodTopologySpread
 from ..simulation import SCHEDULED, Simulation
@@ -83,8 +85,10 @@ class ColumnarSimulation(Simulation):
                               pod: Pod) -> None:
         """The reference PreFilter state preemption's dry runs need, as the reference
         cycle would have written it; PodTopologySpread's comes from this cycle's columnar
-        counts instead of a recount (``_SpreadFromColumns``)."""
-        plugins = [_SpreadFromColumns(state) if pl.NAME == PodTopologySpread.NAME else pl
+        counts instead of a recount (``_SpreadFromColumns``), and InterPodAffinity's is the one
+        this cycle's PreFilter wrote (``_AffinityFromColumns``)."""
+        plugins = [_SpreadFromColumns(state) if pl.NAME == PodTopologySpread.NAME else
+                   _AffinityFromColumns(state, pl) if pl.NAME == InterPodAffinity.NAME else pl
                    for pl in fwk.points[reg.PRE_FILTER]]
         run_pre_filter(plugins, ref_state, pod, self.snapshot.list())
         fwk.start_static_memo(pod, ref_state.skip_filter_plugins)
@@ -179,6 +183,26 @@ def _scores_json(cfwk: ColumnarFramework, table, record: ColumnarRecord,
         len(feasible), cfwk.profile.weights, skipped,
         trace.tie_json(len(tied), table.names_of(feasible[tied[:trace.MAX_NODE_NAMES]]),
                        chosen))
+
+
+class _AffinityFromColumns:
+    """InterPodAffinity's reference PreFilter for preemption's dry runs: the state this cycle's
+    PreFilter wrote (the columnar plugin asks the reference one, over the same nodes and
+    Snapshot, and nothing has changed since), else the reference PreFilter itself. The dry
+    runs change clones of it only."""
+
+    NAME = InterPodAffinity.NAME
+
+    def __init__(self, columnar_state: CycleState, ref) -> None:
+        self.columnar_state, self.ref = columnar_state, ref
+
+    def pre_filter(self, state: CycleState, pod: Pod, nodes):
+        try:
+            s = self.columnar_state.read(AFFINITY_STATE_KEY)
+        except KeyError:
+            return self.ref.pre_filter(state, pod, nodes)
+        state.write(AFFINITY_STATE_KEY, s)
+        return None, SUCCESS
 
 
 class _SpreadFromColumns:

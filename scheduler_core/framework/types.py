@@ -303,7 +303,7 @@ class NodeInfo:
 
     __slots__ = ("node", "pods", "pods_with_affinity", "pods_with_required_anti_affinity",
                  "used_ports", "requested", "non_zero_requested", "allocatable",
-                 "image_states", "generation", "lowest_priority")
+                 "image_states", "generation", "lowest_priority", "below")
 
     def __init__(self, node: Node | None = None) -> None:
         self.node = node
@@ -320,6 +320,9 @@ class NodeInfo:
         # the lowest priority of the node's pods as preemption last worked it out (it asks it of
         # every node in every failed cycle); None once the pods change
         self.lowest_priority: int | None = None
+        # priority -> the node's pods of lower priority, in pod order, for preemption's dry runs;
+        # None once the pods change. A clone shares the mapping until either changes.
+        self.below: dict[int, list[PodInfo]] | None = None
 
     @property
     def name(self) -> str:
@@ -402,7 +405,7 @@ class NodeInfo:
             else:
                 self.used_ports.remove(p.host_ip, p.protocol, p.host_port)
         self.generation += 1
-        self.lowest_priority = None
+        self.lowest_priority = self.below = None
 
     def clone(self) -> "NodeInfo":
         """NodeInfo.Snapshot: pod lists and aggregates copied, pods shared."""
@@ -418,6 +421,9 @@ class NodeInfo:
         c.image_states = self.image_states
         c.generation = self.generation
         c.lowest_priority = self.lowest_priority
+        if self.below is None:
+            self.below = {}
+        c.below = self.below
         return c
 
     def __repr__(self) -> str:

@@ -53,6 +53,19 @@ def _lowest_priority(node_info: NodeInfo) -> int:
     return low
 
 
+def _pods_below(node_info: NodeInfo, priority: int) -> list[PodInfo]:
+    """The node's pods of lower priority than priority, in pod order (a new list), kept on the
+    NodeInfo, and shared with its clones, until its pods change: a node is tried again in
+    every cycle whose preemptor has that priority."""
+    below = node_info.below
+    if below is None:
+        below = node_info.below = {}
+    found = below.get(priority)
+    if found is None:
+        found = below[priority] = [pi for pi in node_info.pods if pi.pod.priority < priority]
+    return list(found)
+
+
 # k8s.io/api/core/v1 PodReasonPreemptionByScheduler
 POD_REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 PREEMPTION_PREFIX = "preemption: "
@@ -149,8 +162,7 @@ class DefaultPreemption(Plugin):
                                pdbs: Sequence[PDB]) -> tuple[list[Pod], int, Status, dict]:
         """SelectVictimsOnNode on a cloned state and NodeInfo: (victims, #PDB violations,
         status, victim key -> violated PDB keys)."""
-        prio = pod.priority
-        potential = [pi for pi in node_info.pods if pi.pod.priority < prio]
+        potential = _pods_below(node_info, pod.priority)
         if not potential:
             return [], 0, _NO_VICTIMS, {}
         try:

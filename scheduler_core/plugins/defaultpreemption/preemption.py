@@ -193,6 +193,7 @@ class Evaluator:
         failed: dict[int, Status] = {}
         errs: list[str] = []
         walked = n  # how many nodes the walk passed, from offset round
+        same: dict[Status, Status] = {}  # one object per verdict: the explanation groups by object
         for i in [*compress(range(offset, n), lower[offset:]), *compress(range(offset), lower[:offset])]:
             st, enough = self._try_node(state, pod, potential[i], pdbs, num, non_violating, violating,
                                         errs)
@@ -200,7 +201,7 @@ class Evaluator:
                 walked = (i - offset) % n + 1
                 break
             if st is not None:
-                failed[i] = st
+                failed[i] = same.setdefault(st, st)
         names = trace.potential_nodes if len(trace.potential_nodes) == n else \
             [ni.name for ni in potential]
         # the nodes passed, in walk order: [offset, n) then [0, ...), as names and as flags

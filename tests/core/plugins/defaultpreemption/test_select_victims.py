@@ -157,3 +157,26 @@ def test_which_nodes_hold_a_lower_priority_pod_follows_each_nodes_pods_as_they_c
     assert lower(ni, clone) == [False, True]
     assert plugin.no_victims_status(preemptor, ni) is not None
     assert plugin.no_victims_status(preemptor, clone) is None
+
+
+def test_victims_follow_the_nodes_pods_across_dry_runs() -> None:
+    """A node tried again (a clone each time) picks its victims from the pods it holds then: a
+    lower-priority pod bound since the last try is one, an evicted one is not, and what a dry run
+    does to its clone leaves the next try alone."""
+    pods = [bound("a", 1, 2000), bound("b", 2, 1000)]
+    h = FakeHandle([make_node("n1").capacity(cpu=4000).obj()], pods)
+    pl = DefaultPreemption(None, h)
+    pod = preemptor(cpu=3500)
+    node = h.snapshot.get("n1")
+
+    def victims() -> list[str]:
+        state, _ = h.cycle(pod)
+        found, _, status, _ = pl.select_victims_on_node(state, pod, node.clone(), [])
+        return [p.key for p in found] if status.is_success() else [status.reasons[0]]
+
+    assert victims() == ["default/b", "default/a"]  # (most important first)
+    assert victims() == ["default/b", "default/a"]
+    assert node.remove_pod(pods[0])
+    assert victims() == ["default/b"]
+    node.add_pod(bound("c", 3, 1500))
+    assert victims() == ["default/c", "default/b"]
