@@ -415,11 +415,13 @@ def pending_groups(result, meta=None):
     return sorted(groups.values(), key=lambda g: (-len(g["pods"]), g["message"]))
 
 
-def preempted(result, meta=None):
-    """[{pod, priority, node, preemptor, cycle}] of every pod the run evicted, as its Preempted event says."""
+def preempted(result, meta=None, preemptor=None):
+    """[{pod, priority, node, preemptor, cycle}] of every pod the run evicted (or ``preemptor`` did), as its
+    Preempted event says."""
     return [{"pod": e["pod"], "priority": ((meta or {}).get(e["pod"]) or {}).get("priority"), "node": e.get("node"),
              "preemptor": e.get("preemptor"), "cycle": e.get("cycle")}
-            for e in result.get("events", []) if e.get("reason") == "Preempted"]
+            for e in result.get("events", []) if e.get("reason") == "Preempted"
+            and (preemptor is None or e.get("preemptor") == preemptor)]
 
 
 def min_domains_sentence(constraint):

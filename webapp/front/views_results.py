@@ -17,13 +17,16 @@ from .views import get_scenario
 
 # drawn on the topology and timeline pages, unless ?all=1: nodes per domain, pods in the pending tray
 TOPOLOGY_NODES, TOPOLOGY_PENDING = 50, 200
+# what the pod page reads of a result besides the pod's own entries (read together when read by parts)
+POD_PAGE_PARTS = ("pods", "boundPods", "cycles", "nodes", "events")
 NODE_CARDS = 1000  # the Nodes view of a larger cluster shows this many, with a filter by name and "show all"
 
 
-def finished_run(request, run_id, token=None, by_parts=False):
+def finished_run(request, run_id, token=None, by_parts=False, parts=()):
     """(run, scenario, result) of a run the user (or the share link) may see; 404 for others or without a result.
     ``by_parts``: for a page that reads a few of the result's parts (results_cache: a large result is then read a
-    part at a time; the nodes pages read a fifth of a 5,000-node result, and do not need its explanations)."""
+    part at a time; the nodes pages read a fifth of a 5,000-node result, and do not need its explanations), the
+    ``parts`` it knows it reads together."""
     runs = Run.objects.select_related("revision", "scenario__team", "created_by").defer(
         "result", "revision__manifests", "revision__summary")  # (tens of MB at production size)
     if token is None:
@@ -35,6 +38,8 @@ def finished_run(request, run_id, token=None, by_parts=False):
     result = results_cache.result_of(run, by_parts=by_parts) if run.status == Run.Status.SUCCEEDED else None
     if not result:
         raise Http404(f"Run {run.pk} has no result yet ({run.status}).")
+    if parts and isinstance(result, results_cache.StoredResult):
+        result.prefetch(parts)
     run.result = result  # (the cached one: the row was read without it)
     return run, scenario, result
 
@@ -118,7 +123,8 @@ def run_topology(request, run_id, token=None):
 
 @shareable
 def run_pod(request, run_id, namespace, name, token=None):
-    run, scenario, result = finished_run(request, run_id, token)
+    # (by parts: a large result's pod page reads the pod's entries of the parts keyed by pod, not those parts)
+    run, scenario, result = finished_run(request, run_id, token, by_parts=True, parts=POD_PAGE_PARTS)
     pod = f"{namespace}/{name}"
     bound = results.bound_pod(result, pod)
     if bound is not None:  # running before the run: nothing was scheduled, so nothing to explain
@@ -135,7 +141,7 @@ def run_pod(request, run_id, namespace, name, token=None):
                "priority": (meta.get(pod) or {}).get("priority"),
                "requests": {r: results.quantity(r, v) for r, v in ((meta.get(pod) or {}).get("requests") or {}).items()},
                "outcome": next((r for r in result.get("pods", []) if r["pod"] == pod), {}),
-               "preempted_by_this": [e for e in results.preempted(result, meta) if e["preemptor"] == pod],
+               "preempted_by_this": results.preempted(result, meta, preemptor=pod),
                "explaining": state in (Run.Status.QUEUED, Run.Status.RUNNING), "explain_error": error,
                "not_computed": state == explanations.NOT_COMPUTED,
                **share_context(token)}

@@ -9,7 +9,10 @@ A page that reads only a few parts of a result (the draft editor's comparison of
 `by_parts`: one stored in more than RESULT_PARTS_MIN_BYTES (compressed, as the database keeps it) is then read
 one top-level part at a time, as the page asks for them (StoredResult). A 5,000-node result is 136 MB of JSON,
 2.4 s to read whole, and the comparison needs a fifth of it; the pages of one run need most of it, which is
-faster to read whole.
+faster to read whole. The parts keyed by pod (explanations, preemptions, podInfo: 100 MB of that result) are read
+an entry at a time (PartEntries): the pod page reads its pod's entries and the parts it names (POD_PAGE_PARTS)
+from one decompression each. The sizes of a large result's parts, which decide this, are measured once by the
+worker and kept beside the run's page (keep_part_sizes).
 
 A result is decoded with Python's cycle collector paused (JSON makes no reference cycles; with it running, a
 5,000-node result's decoding ran seven full collections, more than half of its time), and a large one is kept
@@ -52,7 +55,7 @@ def result_of(run, by_parts=False):
             return found
     result = None
     if by_parts:
-        stored, sizes = _probe(run.pk)
+        stored, sizes = _kept_sizes(run.pk) or _probe(run.pk)
         if stored is None:
             return None
         if stored > settings.RESULT_PARTS_MIN_BYTES and sizes is not None:
@@ -99,6 +102,9 @@ class StoredResult(Mapping):
             pass
         if key not in self._sizes:
             raise KeyError(key)
+        if connection.vendor == "postgresql" and key in ENTRY_PARTS and self._sizes[key] > SMALL_PART:
+            self._parts[key] = PartEntries(self, key)
+            return self._parts[key]
         if connection.vendor == "postgresql":
             wanted = [key] + [k for k, size in self._sizes.items()
                               if size <= SMALL_PART and k != key and k not in self._parts]
@@ -114,11 +120,122 @@ class StoredResult(Mapping):
     def __len__(self):
         return len(self._sizes)
 
+    def prefetch(self, keys):
+        """Read the parts ``keys`` not read yet (and the small ones) from one decompression: for a page that knows
+        which parts it reads (PostgreSQL)."""
+        if connection.vendor != "postgresql":
+            return
+        wanted = [k for k in keys if k in self._sizes and k not in self._parts and
+                  not (k in ENTRY_PARTS and self._sizes[k] > SMALL_PART)]
+        if wanted:
+            wanted += [k for k, size in self._sizes.items()
+                       if size <= SMALL_PART and k not in wanted and k not in self._parts]
+            self._parts.update(zip(wanted, _parts_of(self._pk, wanted)))
+
+    def entries_of(self, key, asking):
+        """{part: (whether it has key, the value)} for each large part keyed by pod (a PartEntries) that has not
+        read key, nor been read whole: a page that asks one of them for a pod's entry asks the others for the same
+        pod's (the pod page reads its explanation, preemption and labels), from one decompression."""
+        parts = [asking]
+        for part in sorted(ENTRY_PARTS - {asking}):
+            if self._sizes.get(part, 0) > SMALL_PART:
+                entries = self._parts.setdefault(part, PartEntries(self, part))
+                if isinstance(entries, PartEntries) and entries.wants(key):
+                    parts.append(part)
+        return dict(zip(parts, _entries_of(self._pk, parts, key)))
+
     def __repr__(self):
         return f"StoredResult(run {self._pk}, read {sorted(self._parts)} of {list(self._sizes)})"
 
 
 SMALL_PART = 2 * 1024 * 1024
+# Large parts keyed by pod, of which a page often shows one entry (the pod page: its explanation, preemption
+# and labels): read an entry at a time (PartEntries), whole past ENTRY_READS of them.
+ENTRY_PARTS = frozenset({"explanations", "preemptions", "podInfo"})
+ENTRY_READS = 3
+
+
+class PartEntries(Mapping):
+    """A large top-level object of a result read by parts (PostgreSQL; over SMALL_PART, so not empty), each entry
+    read from the database the first time it is asked for, with the same key's entries of the result's other
+    PartEntries (StoredResult.entries_of); the whole object once more than ENTRY_READS entries were asked, or when
+    it is walked (its keys alone are read to count them). It equals the object as stored, keys in the same order.
+    Shared between pages: not to be changed."""
+
+    def __init__(self, owner, part):
+        self._owner, self._part = owner, part
+        self._entries, self._whole, self._keys = {}, None, None
+
+    def wants(self, key):
+        """Whether an entry read for key should include this part's."""
+        return self._whole is None and key not in self._entries and len(self._entries) < ENTRY_READS
+
+    def __getitem__(self, key):
+        if self._whole is not None:
+            return self._whole[key]
+        if key not in self._entries:
+            if len(self._entries) >= ENTRY_READS:
+                return self._all()[key]
+            for part, found in self._owner.entries_of(key, self._part).items():
+                self._owner[part]._entries[key] = found
+        found, value = self._entries[key]
+        if not found:
+            raise KeyError(key)
+        return value
+
+    def __contains__(self, key):
+        try:
+            self[key]
+        except (KeyError, TypeError):
+            return False
+        return True
+
+    def __iter__(self):
+        return iter(self._whole if self._whole is not None else self._key_list())
+
+    def __len__(self):
+        return len(self._whole if self._whole is not None else self._key_list())
+
+    def __bool__(self):
+        return True  # (a part of more than SMALL_PART bytes)
+
+    def keys(self):  # (what {**entries} and dict(entries) walk: the whole object, not an entry at a time)
+        return self._all().keys()
+
+    def items(self):
+        return self._all().items()
+
+    def values(self):
+        return self._all().values()
+
+    def _all(self):
+        if self._whole is None:
+            self._whole = _parts_of(self._owner._pk, [self._part])[0] or {}
+        return self._whole
+
+    def _key_list(self):
+        if self._keys is None:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT k FROM scenarios_run t, jsonb_object_keys(t.result -> %s) WITH ORDINALITY "
+                               "AS o(k, n) WHERE t.id = %s ORDER BY n", [self._part, self._owner._pk])
+                self._keys = [row[0] for row in cursor.fetchall()]
+        return self._keys
+
+    def __repr__(self):
+        return f"PartEntries(run {self._owner._pk}, {self._part!r}, read {len(self._entries)} entries)"
+
+
+def _entries_of(pk, parts, key):
+    """[(whether the run's result part has the key, its value)] for each of parts, from one decompression."""
+    # (a path reads the entry in place: "r -> part -> key" would copy the whole part out first; a missing entry is
+    # SQL NULL, a JSON null the text "null")
+    columns = ", ".join(["(r #> ARRAY[%s, %s]::text[])::text"] * len(parts))
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {columns} FROM (SELECT result || '{{}}'::jsonb AS r FROM scenarios_run WHERE id = %s "
+                       "OFFSET 0) s", [x for part in parts for x in (part, key)] + [pk])
+        row = cursor.fetchone() or (None,) * len(parts)
+    with engine.without_cycle_collection():
+        return [(False, None) if text is None else (True, json.loads(text)) for text in row]
 
 
 def _parts_of(pk, keys):
@@ -154,6 +271,34 @@ def _probe(pk):
     if row is None or row[0] is None:
         return None, None
     return row[0], (json.loads(row[1]) if row[1] is not None else None)
+
+
+def _kept_sizes(pk):
+    """(the stored size of the run's result, {part: size}) as the worker kept them beside the run's page
+    (keep_part_sizes), else None (PostgreSQL: elsewhere the probe costs little)."""
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_column_size(r.result), (p.data -> 'sizes')::text FROM scenarios_run r "
+                       "JOIN scenarios_runpage p ON p.run_id = r.id WHERE r.id = %s", [pk])
+        row = cursor.fetchone()
+    if row is None or row[0] is None or row[1] is None:
+        return None
+    return row[0], json.loads(row[1])
+
+
+def keep_part_sizes(run_id):
+    """The worker, once a large result is stored: its parts' sizes (the probe a page reading the result by parts
+    starts with, half a second at 5,000 nodes, as each part is taken out of the document to be measured) kept
+    beside the run's page, for every web process to read instead."""
+    if connection.vendor != "postgresql":
+        return
+    stored, sizes = _probe(run_id)
+    if stored is None or sizes is None or stored <= settings.RESULT_PARTS_MIN_BYTES:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE scenarios_runpage SET data = jsonb_set(data, '{sizes}', %s::jsonb) WHERE run_id = %s",
+                       [json.dumps(sizes), run_id])
 
 
 _derived: dict = {}  # (id of a cached result, name) -> what was worked out from it

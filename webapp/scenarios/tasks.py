@@ -5,12 +5,12 @@ from datetime import timedelta
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
-from django.db import InterfaceError, OperationalError, connection, transaction
+from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 
-from . import compare, engine, runs
+from . import compare, engine, results_cache, runs
 from .manifests import edits, pods
 from .models import Analysis, AnalysisPart, PodExplanation, Run, RunPage
 from .signals import run_computed
@@ -69,6 +69,11 @@ def execute_run(self, run_id):
                               finished_at=timezone.now(), progress=None), f"run {run_id}")
     log.info("run %s: %s; engine %.0f ms, stored in %.0f ms", run_id, status,
              (computed - started) * 1000, (time.perf_counter() - computed) * 1000)
+    if status == Run.Status.SUCCEEDED:  # (after the run is seen finished: for the pages that read it by parts)
+        try:
+            results_cache.keep_part_sizes(run_id)
+        except DatabaseError:
+            log.warning("run %s: could not keep its result's part sizes", run_id, exc_info=True)
 
 
 def page_of(run, result):
