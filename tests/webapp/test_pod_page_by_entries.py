@@ -1,5 +1,6 @@
-"""The pod page of a large result reads the pod's entries of the parts keyed by pod (its explanation, its
-preemption, its labels) instead of those parts whole, and shows exactly what it shows from the whole result."""
+"""The pod and node pages of a large result read the entries they show of the parts keyed by pod (a pod's
+explanation, preemption and labels; a node's pods' labels) instead of those parts whole, and show exactly what
+they show from the whole result."""
 
 import re
 from pathlib import Path
@@ -46,8 +47,8 @@ class PodPageByEntriesTests(BaseTestCase):
         namespace, name = pod.split("/")
         return f"/runs/{self.run.pk}/pods/{namespace}/{name}/"
 
-    def shown(self, pod):  # (without the page's CSRF token, new on every response)
-        page = self.client.get(self.url(pod))
+    def shown(self, pod, url=None):  # (without the page's CSRF token, new on every response)
+        page = self.client.get(url or self.url(pod))
         self.assertEqual(page.status_code, 200, pod)
         return re.sub(rb"\b[A-Za-z0-9]{64}\b", b"token", page.content)
 
@@ -109,3 +110,26 @@ class PodPageByEntriesTests(BaseTestCase):
         with CaptureQueriesContext(connection) as queries:
             self.assertEqual(self.client.get(self.url("default/huge")).status_code, 200)
         self.assertFalse([q["sql"] for q in queries.captured_queries if "json_object_agg" in q["sql"]])
+
+    def test_each_node_page_shows_the_same_as_from_the_whole_result(self):
+        for node in [n["name"] for n in self.stored["nodes"]]:
+            url = f"/runs/{self.run.pk}/nodes/{node}/"
+            with self.subTest(node=node):
+                results_cache.forget()
+                with mock.patch.object(results_cache, "SMALL_PART", 0):
+                    by_entries = self.shown(node, url)
+                results_cache.forget()
+                with override_settings(RESULT_PARTS_MIN_BYTES=2**40):
+                    self.assertEqual(by_entries, self.shown(node, url))
+
+    @pytest.mark.skipif(connection.vendor != "postgresql", reason="entries are read on PostgreSQL")
+    def test_a_node_page_reads_its_pods_labels_in_one_query_not_every_pods(self):
+        node = max(self.stored["nodes"], key=lambda n: len(n.get("pods", [])))
+        self.assertGreater(len(node["pods"]), 1)
+        results_cache.forget()
+        with mock.patch.object(results_cache, "SMALL_PART", 0), mock.patch.object(results_cache, "ENTRY_READS", 1), \
+                CaptureQueriesContext(connection) as queries:
+            self.assertContains(self.client.get(f"/runs/{self.run.pk}/nodes/{node['name']}/"), node["pods"][0])
+        sql = [q["sql"] for q in queries.captured_queries]
+        self.assertEqual(len([s for s in sql if "'podInfo'" in s]), 1, sql)
+        self.assertFalse([s for s in sql if "(r -> 'podInfo')" in s or "jsonb_object_keys" in s], sql)

@@ -47,6 +47,12 @@ class PodMeta(Mapping):
                                        "node": self._start.get(pod, "")}
         return found
 
+    def want(self, pods):
+        """A page is about to ask for these pods' entries: read them together when the result is read by parts."""
+        prefetch = getattr(self._info, "prefetch", None)
+        if prefetch is not None:
+            prefetch(pods)
+
     def engine_entry(self, pod):
         """The pod's "podInfo" entry as the engine wrote it ({} for a pod it does not name)."""
         return self._info.get(pod) or {}
@@ -56,6 +62,9 @@ class PodMeta(Mapping):
 
     def __len__(self):
         return len(self._info)
+
+    def __bool__(self):  # (without counting the entries of a result read by parts)
+        return bool(self._info)
 
 
 def short_key(key):
@@ -674,6 +683,8 @@ def node_view(result, name, meta=None):
     node = next((n for n in result.get("nodes", []) if n["name"] == name), None)
     if node is None:
         return None
+    if hasattr(meta, "want"):
+        meta.want(node.get("pods", []))
     _, nominated = nominations(result)
     return {
         "name": name, "labels": sorted((node.get("labels") or {}).items()),

@@ -19,6 +19,7 @@ from .views import get_scenario
 TOPOLOGY_NODES, TOPOLOGY_PENDING = 50, 200
 # what the pod page reads of a result besides the pod's own entries (read together when read by parts)
 POD_PAGE_PARTS = ("pods", "boundPods", "cycles", "nodes", "events")
+NODE_PAGE_PARTS = ("nodes", "boundPods", "events", "pods")  # (and its pods' labels, an entry each)
 NODE_CARDS = 1000  # the Nodes view of a larger cluster shows this many, with a filter by name and "show all"
 
 
@@ -164,7 +165,7 @@ def run_pod_path(request, run_id, pod, token=None):
 
 @shareable
 def run_node(request, run_id, name, token=None):
-    run, scenario, result = finished_run(request, run_id, token, by_parts=True)
+    run, scenario, result = finished_run(request, run_id, token, by_parts=True, parts=NODE_PAGE_PARTS)
     node = results.node_view(result, name, metadata(run))
     if node is None:
         raise Http404(f"Node {name} is not in run {run.pk}.")

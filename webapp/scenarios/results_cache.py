@@ -153,6 +153,7 @@ SMALL_PART = 2 * 1024 * 1024
 # and labels): read an entry at a time (PartEntries), whole past ENTRY_READS of them.
 ENTRY_PARTS = frozenset({"explanations", "preemptions", "podInfo"})
 ENTRY_READS = 3
+PREFETCH_MAX = 500
 
 
 class PartEntries(Mapping):
@@ -190,6 +191,17 @@ class PartEntries(Mapping):
             return False
         return True
 
+    def prefetch(self, keys):
+        """Read the entries of keys not read yet in one query (a page about to show a node's pods reads their
+        labels); past PREFETCH_MAX of them, the whole object."""
+        if self._whole is not None:
+            return
+        wanted = list(dict.fromkeys(k for k in keys if k not in self._entries))
+        if len(wanted) > PREFETCH_MAX:
+            self._all()
+        elif wanted:
+            self._entries.update(zip(wanted, _entries_of(self._owner._pk, [self._part] * len(wanted), wanted)))
+
     def __iter__(self):
         return iter(self._whole if self._whole is not None else self._key_list())
 
@@ -226,13 +238,15 @@ class PartEntries(Mapping):
 
 
 def _entries_of(pk, parts, key):
-    """[(whether the run's result part has the key, its value)] for each of parts, from one decompression."""
+    """[(whether the run's result part has the key, its value)] for each of parts (and each key, when keys is a
+    list as long as parts), from one decompression."""
+    keys = key if isinstance(key, list) else [key] * len(parts)
     # (a path reads the entry in place: "r -> part -> key" would copy the whole part out first; a missing entry is
     # SQL NULL, a JSON null the text "null")
     columns = ", ".join(["(r #> ARRAY[%s, %s]::text[])::text"] * len(parts))
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT {columns} FROM (SELECT result || '{{}}'::jsonb AS r FROM scenarios_run WHERE id = %s "
-                       "OFFSET 0) s", [x for part in parts for x in (part, key)] + [pk])
+                       "OFFSET 0) s", [x for part, k in zip(parts, keys) for x in (part, k)] + [pk])
         row = cursor.fetchone() or (None,) * len(parts)
     with engine.without_cycle_collection():
         return [(False, None) if text is None else (True, json.loads(text)) for text in row]
