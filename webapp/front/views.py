@@ -91,7 +91,7 @@ def detail_context(request, scenario, form=None, stale=None):
     new_link = request.session.pop("new_share_link", None)
     if new_link and new_link.get("scenario") != scenario.pk:
         new_link = None
-    shown = limits.in_browser(head.manifests)
+    shown = limits.in_browser_stored(head, "manifests")
     found = head.summary
     if form is None:  # (a text too large for the page is replaced by uploading a file)
         form = RevisionForm(initial={"manifests": head.manifests if shown["editable"] else "",
@@ -331,7 +331,7 @@ def shared_scenario(request, token):
         "revisions": scenario.revisions.select_related("author").defer(*REVISION_TEXT)[:50],
         "runs": scenario.runs.select_related("revision").defer(*RUN_TEXT)[:20],
         **node_rows(request, head.summary),
-        "shown": limits.in_browser(head.manifests),
+        "shown": limits.in_browser_stored(head, "manifests"),
         **shared_gated_pods(scenario, head),
     })
 

@@ -122,7 +122,9 @@ class Scenario(models.Model):
         return mine is not None and Membership.RANK[mine] >= Membership.RANK[role]
 
     def head(self):
-        return self.revisions.get(number=self.current_revision)
+        """The current revision, its manifests read when first asked for (a page that shows a large text's head
+        and size reads neither whole: limits.in_browser_stored)."""
+        return self.revisions.defer("manifests").get(number=self.current_revision)
 
     def last_run(self):
         return self.runs.order_by("-created_at", "-id").first()

@@ -91,6 +91,31 @@ def get(key):
     return text
 
 
+def stored_key(instance, field):
+    """The key of the text in ``instance``'s StoredTextField ``field``, read from its row: its text is not
+    decompressed ("" without one)."""
+    from django.db.models.functions import Cast
+
+    rows = type(instance)._default_manager.filter(pk=instance.pk)
+    return rows.annotate(stored_key=Cast(field, models.TextField())).values_list("stored_key", flat=True).first() or ""
+
+
+def preview(key, chars):
+    """(the size in UTF-8 bytes of the text stored under ``key``, its first ``chars`` characters or all of it),
+    decompressing only as much as they take."""
+    if not key:
+        return 0, ""
+    with _lock:
+        held = _texts.get(key)
+    if held is not None:
+        return (len(held) if held.isascii() else len(held.encode("utf-8"))), held[:chars]
+    row = _text_model().objects.filter(key=key).values_list("size", "data").first()
+    if row is None:
+        raise LookupError(f"no stored text {key}")
+    start = zlib.decompressobj().decompress(bytes(row[1]), chars * 4)  # (at most 4 bytes a character)
+    return row[0], start.decode("utf-8", errors="ignore")[:chars]
+
+
 def _keep(key, text):
     global _held
     limit = settings.TEXT_CACHE_BYTES
