@@ -1,6 +1,7 @@
 """A page that shows a large manifests text by its head and size (over EDITOR_MAX_BYTES) reads them from the stored
 text without decompressing all of it, and shows exactly what the whole text would give."""
 
+import re
 import zlib
 from unittest import mock
 
@@ -54,3 +55,18 @@ class TextPreviewTests(BaseTestCase):
         head = scenario.head()
         self.assertIn("manifests", head.get_deferred_fields())
         self.assertEqual(head.manifests, "# comment\n" * 500 + SMALL)
+
+    @override_settings(TEXT_FACT_MIN_BYTES=0)  # (every text's verdict and outline are kept in the database)
+    def test_the_draft_page_of_a_large_text_shows_what_is_kept_of_it_without_decompressing_it(self):
+        scenario, _ = self.revision("# comment\n" * 500 + SMALL)
+        url = f"/scenarios/{scenario.pk}/draft/"
+        self.client.force_login(self.editor)
+        first = self.client.get(url)  # (works the verdict and the outline out, and keeps them)
+        self.assertContains(first, "# comment")
+        texts.forget()
+        whole = mock.Mock(wraps=zlib)
+        whole.decompress.side_effect = AssertionError("decompressed whole")
+        with mock.patch.object(texts, "zlib", whole), \
+                mock.patch("webapp.scenarios.manifests.documents.memo", side_effect=AssertionError("parsed")):
+            again = self.client.get(url)
+        self.assertEqual(*(re.sub(rb"\b[A-Za-z0-9]{64}\b", b"token", page.content) for page in (first, again)))

@@ -29,10 +29,10 @@ def draft_context(request, scenario, draft, **extra):
         if before and after:
             diff, skews = compare.compare(before, after), compare.skew_changes(before, after)
     return {
-        "scenario": scenario, "draft": draft, "check": drafts.summary(draft.manifests, draft.config),
+        "scenario": scenario, "draft": draft, "check": drafts.summary_of(draft),
         "history": drafts.history(draft), "version": version_of(draft),
-        "shown": limits.in_browser(draft.manifests),
-        "outline": edits.outline(draft.manifests), "draft_run": mine, "saved_run": saved, "diff": diff, "skews": skews,
+        "shown": limits.in_browser_stored(draft, "manifests"),
+        "outline": drafts.outline_of(draft), "draft_run": mine, "saved_run": saved, "diff": diff, "skews": skews,
         "draft_counts": _counts(mine), "saved_counts": _counts(saved),
         "stale": draft.base_revision.number != scenario.current_revision, **extra,
     }

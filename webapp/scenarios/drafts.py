@@ -2,7 +2,7 @@
 
 from django.utils import timezone
 
-from . import engine, services
+from . import engine, services, texts
 from .manifests import edits
 from .manifests import summary as manifests_summary
 from .models import Draft, Run
@@ -14,9 +14,24 @@ def summary(manifests, config=""):
     return manifests_summary.check(manifests, config)
 
 
+def summary_of(draft):
+    """summary of the draft's text; for a large one not read yet, the verdict kept for it by manifests.summary.check
+    (found by the text's stored key: the text is not read)."""
+    name = f"engine check {engine.fingerprint()} {engine.text_key(draft.config or '').hex()}"  # (check's name)
+    found = texts.stored_fact(draft, "manifests", name)
+    return dict(found) if found is not None else summary(draft.manifests, draft.config)
+
+
+def outline_of(draft):
+    """The quick-edit outline of the draft's text (manifests.edits.outline); for a large one not read yet, the one
+    kept for it (found by the text's stored key: the text is not read)."""
+    found = texts.stored_fact(draft, "manifests", edits.OUTLINE_FACT)
+    return found if found is not None else edits.outline(draft.manifests)
+
+
 def get_or_start(scenario, user):
     """The user's draft of the scenario, started from the current revision if there is none."""
-    draft = Draft.objects.filter(scenario=scenario, author=user).select_related("base_revision").first()
+    draft = _drafts(scenario, user).first()
     if draft is None:
         head = scenario.head()
         draft, _ = Draft.objects.get_or_create(
@@ -27,7 +42,15 @@ def get_or_start(scenario, user):
 
 
 def find(scenario, user):
-    return Draft.objects.filter(scenario=scenario, author=user).select_related("base_revision").first()
+    return _drafts(scenario, user).first()
+
+
+def _drafts(scenario, user):
+    """The user's draft of the scenario with its base revision, their texts read when asked for (the draft page
+    of a large text shows what is kept about it; replaying the edits reads the base revision's): a page of a
+    5,000-node draft would otherwise decompress both texts (0.4 s each)."""
+    return Draft.objects.filter(scenario=scenario, author=user).select_related("base_revision").defer(
+        "manifests", "base_revision__manifests")
 
 
 def _store(draft, edit_list, undone):

@@ -100,6 +100,19 @@ def stored_key(instance, field):
     return rows.annotate(stored_key=Cast(field, models.TextField())).values_list("stored_key", flat=True).first() or ""
 
 
+def stored_fact(instance, field, name):
+    """The fact ``name`` (see fact) kept for the text in ``instance``'s StoredTextField ``field`` while that field
+    is not loaded, found by the text's stored key without decompressing the text; None otherwise (a small text
+    has no kept facts: the caller works it out from the text)."""
+    if field not in instance.get_deferred_fields():
+        return None
+    key = stored_key(instance, field)
+    if not key:
+        return None
+    TextFact = apps.get_model("scenarios", "TextFact")
+    return TextFact.objects.filter(key=key, name=name).values_list("value", flat=True).first()
+
+
 def preview(key, chars):
     """(the size in UTF-8 bytes of the text stored under ``key``, its first ``chars`` characters or all of it),
     decompressing only as much as they take."""
