@@ -133,3 +133,15 @@ class PodPageByEntriesTests(BaseTestCase):
         sql = [q["sql"] for q in queries.captured_queries]
         self.assertEqual(len([s for s in sql if "'podInfo'" in s]), 1, sql)
         self.assertFalse([s for s in sql if "(r -> 'podInfo')" in s or "jsonb_object_keys" in s], sql)
+
+    @pytest.mark.skipif(connection.vendor != "postgresql", reason="entries are read on PostgreSQL")
+    def test_an_empty_part_read_by_entries_is_empty(self):
+        Run.objects.filter(pk=self.run.pk).update(result={**self.stored, "preemptions": {}})
+        results_cache.keep_part_sizes(self.run.pk)  # (as the worker measures a result it stores)
+        results_cache.forget()
+        with mock.patch.object(results_cache, "SMALL_PART", 0):
+            read = results_cache.result_of(Run.objects.defer("result").get(pk=self.run.pk), by_parts=True)
+            empty, full = read["preemptions"], read["explanations"]
+            self.assertIsInstance(empty, results_cache.PartEntries)
+            self.assertEqual((bool(empty), len(empty), list(empty)), (False, 0, []))
+            self.assertTrue(full)

@@ -157,7 +157,7 @@ PREFETCH_MAX = 500
 
 
 class PartEntries(Mapping):
-    """A large top-level object of a result read by parts (PostgreSQL; over SMALL_PART, so not empty), each entry
+    """A large top-level object of a result read by parts (PostgreSQL; over SMALL_PART), each entry
     read from the database the first time it is asked for, with the same key's entries of the result's other
     PartEntries (StoredResult.entries_of); the whole object once more than ENTRY_READS entries were asked, or when
     it is walked (its keys alone are read to count them). It equals the object as stored, keys in the same order.
@@ -209,7 +209,9 @@ class PartEntries(Mapping):
         return len(self._whole if self._whole is not None else self._key_list())
 
     def __bool__(self):
-        return True  # (a part of more than SMALL_PART bytes)
+        if self._whole is None and self._keys is None and self._owner._sizes.get(self._part, 0) > 1024:
+            return True  # (no empty object takes a kilobyte: its keys need not be read)
+        return len(self) > 0
 
     def keys(self):  # (what {**entries} and dict(entries) walk: the whole object, not an entry at a time)
         return self._all().keys()
@@ -238,8 +240,8 @@ class PartEntries(Mapping):
 
 
 def _entries_of(pk, parts, key):
-    """[(whether the run's result part has the key, its value)] for each of parts (and each key, when keys is a
-    list as long as parts), from one decompression."""
+    """[(whether the run's result part has the key, its value)] for each of parts, from one decompression; ``key``
+    is one key for every part, or a list of keys as long as parts (one each)."""
     keys = key if isinstance(key, list) else [key] * len(parts)
     # (a path reads the entry in place: "r -> part -> key" would copy the whole part out first; a missing entry is
     # SQL NULL, a JSON null the text "null")
