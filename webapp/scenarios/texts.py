@@ -92,12 +92,16 @@ def get(key):
 
 
 def stored_key(instance, field):
-    """The key of the text in ``instance``'s StoredTextField ``field``, read from its row: its text is not
-    decompressed ("" without one)."""
+    """The key of the text in ``instance``'s StoredTextField ``field``, read from its row once (a page asks for
+    several facts of one text): its text is not decompressed ("" without one)."""
     from django.db.models.functions import Cast
 
-    rows = type(instance)._default_manager.filter(pk=instance.pk)
-    return rows.annotate(stored_key=Cast(field, models.TextField())).values_list("stored_key", flat=True).first() or ""
+    known = instance.__dict__.setdefault("_stored_keys", {})
+    if field not in known:
+        rows = type(instance)._default_manager.filter(pk=instance.pk)
+        known[field] = rows.annotate(stored_key=Cast(field, models.TextField())).values_list(
+            "stored_key", flat=True).first() or ""
+    return known[field]
 
 
 def stored_fact(instance, field, name):
