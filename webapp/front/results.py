@@ -27,22 +27,36 @@ def pod_meta(result):
     info = (result or {}).get("podInfo")
     if info is None:
         return None
-    return PodMeta(info, (result or {}).get("boundPods") or [])
+    return PodMeta(info, result)
 
 
 class PodMeta(Mapping):
     """pod_meta's mapping: each pod's entry made the first time a page asks for it (a page shows a few of a
-    production cluster's 150,000 pods; making every entry took a second)."""
+    production cluster's 150,000 pods; making every entry took a second). The result's "boundPods" (where each
+    entry's "node" comes from) is read then: a page drawing chips by workload does not read it."""
 
-    def __init__(self, info, bound_pods):
-        self._info, self._bound_pods, self._start, self._made = info, bound_pods, None, {}
+    def __init__(self, info, result):
+        self._info, self._result, self._start, self._made = info, result, None, {}
+        self._workloads = {}  # pod -> its workload as the engine named it, read for many pods together
+
+    def want_workloads(self, pods):
+        """A page is about to colour these pods by workload: read their workloads together (without the rest of
+        their entries when the result is read by parts)."""
+        fields_of = getattr(self._info, "fields_of", None)
+        if fields_of is not None:
+            self._workloads.update(fields_of([p for p in pods if p not in self._workloads], "workload"))
+
+    def workload(self, pod):
+        """The pod's workload as the engine named it ("" when it did not)."""
+        found = self._workloads.get(pod)
+        return found if found is not None else self.engine_entry(pod).get("workload") or ""
 
     def __getitem__(self, pod):
         found = self._made.get(pod)
         if found is None:
             i = self._info[pod]
             if self._start is None:
-                self._start = {b["pod"]: b.get("startNode") or "" for b in self._bound_pods}
+                self._start = {b["pod"]: b.get("startNode") or "" for b in self._result.get("boundPods") or []}
             found = self._made[pod] = {**i, "spread": bool(i.get("spread")), "gates": i.get("gates") or [],
                                        "node": self._start.get(pod, "")}
         return found
@@ -73,7 +87,13 @@ def short_key(key):
 
 def workload_of(pod, meta=None):
     """A pod's workload: its controller owner, else its app label, else the pod itself."""
-    info = meta.engine_entry(pod) if isinstance(meta, PodMeta) else (meta or {}).get(pod) or {}
+    if isinstance(meta, PodMeta):
+        found = meta.workload(pod)
+        if found:  # the engine's own naming
+            return found
+        info = meta.engine_entry(pod)
+    else:
+        info = (meta or {}).get(pod) or {}
     if info.get("workload"):  # the engine's own naming
         return info["workload"]
     if info.get("owner"):
@@ -156,24 +176,35 @@ def pending_statuses(result, step=None):
     return out
 
 
-def topology(result, key=ZONE_KEY, meta=None, step=None, limit=None, keep=(), tray_limit=None, final=None):
+def topology(result, key=ZONE_KEY, meta=None, step=None, limit=None, keep=(), tray_limit=None, final=None,
+             workloads=None):
     """Domains (columns) of `key` with their nodes and pod chips, a pending tray and a legend. With `limit`, a
     domain draws its first `limit` nodes, those in `keep` and those with nominated pods (the rest are counted);
     with `tray_limit`, the tray holds at most that many pods, those attempted (or gated) first. `final`: the
-    engine's final counts of one spread constraint on `key` (final_spreads), shown per domain at the run's end."""
+    engine's final counts of one spread constraint on `key` (final_spreads), shown per domain at the run's end.
+    `workloads`: the legend's (topology_facts' "workloads", else worked out here)."""
     placed, pending = placements(result, step)
-    pending_total, all_pending = len(pending), pending
+    pending_total = len(pending)
     nominated_pods, nominated_nodes = nominations(result, step)
     domains = {}
     for node in result.get("nodes", []):
         value = (node.get("labels") or {}).get(key, NO_DOMAIN)
         domains.setdefault(value, []).append(node)
-    columns = []
     engine_counts = pods_per_domain(result, key) if step is None else pods_per_domain_at(result, key, step)
+    shown_of = {}  # domain -> its nodes drawn
     for name, nodes in sorted(domains.items(), key=lambda kv: (kv[0] == NO_DOMAIN, kv[0])):
-        shown = nodes if limit is None or len(nodes) <= limit else [
+        shown_of[name] = nodes if limit is None or len(nodes) <= limit else [
             node for i, node in enumerate(nodes)
             if i < limit or node["name"] in keep or node["name"] in nominated_nodes]
+    status = pending_statuses(result, step)
+    if tray_limit is not None and len(pending) > tray_limit:
+        pending = sorted(pending, key=lambda p: (status.get(p) or "Pending") == "Pending")[:tray_limit]
+    if isinstance(meta, PodMeta):  # (the pods drawn: their workloads, read together)
+        meta.want_workloads([p for shown in shown_of.values() for node in shown for p in placed.get(node["name"], [])]
+                  + pending)
+    columns = []
+    for name, shown in shown_of.items():
+        nodes = domains[name]
         count = (engine_counts or {}).get(name)
         drawn = [{
             "name": node["name"], "cordoned": bool(node.get("unschedulable")),
@@ -187,24 +218,39 @@ def topology(result, key=ZONE_KEY, meta=None, step=None, limit=None, keep=(), tr
                         "matching": matching,
                         "hidden": len(nodes) - len(drawn),
                         "hidden_pods": None if count is None else count - sum(len(n["chips"]) for n in drawn)})
-    status = pending_statuses(result, step)
-    if tray_limit is not None and len(pending) > tray_limit:
-        pending = sorted(pending, key=lambda p: (status.get(p) or "Pending") == "Pending")[:tray_limit]
     zones = volume_zones(result)
     tray = [dict(chip(p, meta, status=status.get(p) or "Pending"), nominated=nominated_pods.get(p, ""),
                  volume_zones=zones.get(p, [])) for p in pending]
     if key in (ZONE_KEY, "failure-domain.beta.kubernetes.io/zone"):
         for column in columns:  # the volumes living in this zone, by the pod that mounts them
             column["volumes"] = sorted(p for p, zs in zones.items() if column["name"] in zs)
-    # every workload of the cluster, those on nodes or in the tray not drawn included
-    workloads = {workload_of(p, meta) for pods in placed.values() for p in pods}
-    workloads.update(workload_of(p, meta) for p in all_pending)
-    legend = {w: colour(w) for w in workloads}
+    if workloads is None:
+        workloads = legend_workloads(result, meta)
     return {"key": key, "short_key": short_key(key), "step": step, "domains": columns, "pending": tray,
             "final": final if step is None else None,
-            "legend": [{"workload": w, "colour": legend[w]} for w in sorted(legend)],
+            "legend": [{"workload": w, "colour": colour(w)} for w in workloads],
             "pending_total": pending_total,
             "capped": any(column["hidden"] for column in columns) or len(tray) < pending_total}
+
+
+def legend_workloads(result, meta=None):
+    """The workloads of every pod of the cluster, sorted: those the engine names (its pod metadata), and those of
+    the pods on its nodes or pending (every pod, drawn or not, at any step of the run)."""
+    found = {workload_of(p, meta) for p in (meta or {})}
+    found.update(workload_of(p, meta) for node in result.get("nodes", []) for p in node.get("pods", []))
+    found.update(workload_of(row["pod"], meta) for row in result.get("pods", []))
+    return sorted(found)
+
+
+def topology_facts(result, meta=None):
+    """What the topology and timeline pages read of every pod, worked out once per run (the worker keeps it beside
+    the run: run_page.py), so that a page drawing a few hundred nodes of a production cluster reads neither every
+    pod's metadata nor every explanation: the legend's workloads, the pods whose spread constraints the pages
+    offer (spread_candidates), the one shown first (default_spread_pod) and the last cycle."""
+    if meta is None:
+        meta = pod_meta(result) or {}
+    return {"workloads": legend_workloads(result, meta), "spreadCandidates": spread_candidates(result, meta),
+            "defaultSpreadPod": default_spread_pod(result, meta), "lastStep": last_step(result)}
 
 
 def stepped_keys(result):
@@ -282,10 +328,11 @@ def spread_constraints(result, pod=None):
 
     Without a pod: the latest such cycle of a pod left pending, else of any pod.
     """
-    found = {p: e for p, e in explanations(result).items() if spread_of(e).get("constraints")}
-    if pod:
-        found = {p: e for p, e in found.items() if p == pod}
+    if pod:  # (its entry alone: a large result's explanations are read an entry at a time)
+        explained = explanations(result).get(pod)
+        found = {pod: explained} if spread_of(explained).get("constraints") else {}
     else:
+        found = {p: e for p, e in explanations(result).items() if spread_of(e).get("constraints")}
         pending = {r["pod"] for r in result.get("pods", []) if not r.get("node")}
         found = {p: e for p, e in found.items() if p in pending} or found
     if not found:

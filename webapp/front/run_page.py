@@ -4,7 +4,9 @@ A 5,000-node run's result is 136 MB of JSON: reading it whole takes a web proces
 the page can start. The run page shows a fraction of it (the pods not scheduled first, at most RUN_PAGE_ROWS
 of each list, why pods are pending, who was preempted), so the worker lays those rows out from the result
 it has in hand (`rows`), stores them beside the run (RunPage), and the page reads them instead of the result.
-Every count in them is the engine's ("counts"); a run stored before them is laid out from its result.
+Every count in them is the engine's ("counts"); a run stored before them is laid out from its result. The
+topology and timeline pages' facts about every pod (the legend's workloads, the pods with spread constraints to
+offer) are laid out the same way (results.topology_facts).
 """
 
 from django.dispatch import receiver
@@ -62,3 +64,10 @@ def rows(result, show_all=False):
 def _rows_to_store(sender, run, result, **kwargs):
     """The worker has a run's result in hand: the page's rows, for it to store with the run."""
     return {"rows": rows(result)}
+
+
+@receiver(run_computed)
+def _topology_facts_to_store(sender, run, result, **kwargs):
+    """The worker has a run's result in hand: what the topology and timeline pages read of every pod
+    (results.topology_facts), for it to store with the run."""
+    return {"topology": results.topology_facts(result or {})}

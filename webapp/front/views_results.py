@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from webapp.scenarios import engine, explanations, results_cache
 from webapp.scenarios.manifests import limits
-from webapp.scenarios.models import Run
+from webapp.scenarios.models import Run, RunPage
 
 from . import results
 from .sharing import share_context, shareable, shared_scenario_or_404
@@ -20,6 +20,10 @@ TOPOLOGY_NODES, TOPOLOGY_PENDING = 50, 200
 # what the pod page reads of a result besides the pod's own entries (read together when read by parts)
 POD_PAGE_PARTS = ("pods", "boundPods", "cycles", "nodes", "events")
 NODE_PAGE_PARTS = ("nodes", "boundPods", "events", "pods")  # (and its pods' labels, an entry each)
+# what the topology page reads of a large result (and at a step, or on the timeline, the cycles and events too); its
+# pods' workloads an entry each, its facts about every pod as the worker laid them out (topology_facts)
+TOPOLOGY_PAGE_PARTS = ("nodes", "pods", "spreadDomains", "podsPerDomain", "podsPerDomainAtStart", "volumes")
+STEP_PARTS = ("cycles", "events")
 NODE_CARDS = 1000  # the Nodes view of a larger cluster shows this many, with a filter by name and "show all"
 
 
@@ -62,6 +66,17 @@ def int_param(request, name):
     return int(raw) if limits.is_number(raw) else None
 
 
+def topology_facts(run, result, meta):
+    """What the topology and timeline pages read of every pod (results.topology_facts): as the worker kept it
+    beside the run (run_page.py), else worked out from the result (once while this process keeps it)."""
+    if "_topology_facts" not in run.__dict__:
+        run._topology_facts = RunPage.objects.filter(run_id=run.pk).values_list("data__topology", flat=True).first()
+    if run._topology_facts is None:
+        run._topology_facts = results_cache.derived(result, "topology_facts",
+                                                    lambda r: results.topology_facts(r, meta))
+    return run._topology_facts
+
+
 def all_nodes_url(request):
     """This page's address with ?all=1 (its other parameters kept)."""
     query = request.GET.copy()
@@ -74,17 +89,18 @@ def topology_context(run, result, key, step, pod, explain=True, show_all=False, 
     computed on demand when the run did not keep them. Unless ``show_all``, a domain draws at most
     TOPOLOGY_NODES nodes (and those in ``keep`` or with nominated pods), the tray TOPOLOGY_PENDING pods."""
     meta = metadata(run)
+    facts = topology_facts(run, result, meta)
     keys = results.topology_keys(result)
     stepped = results.stepped_keys(result)
     if step is not None and stepped is not None:  # a cycle's counts are kept for these keys only
         keys = [k for k in keys if k in stepped]
     if key not in keys:
         key = keys[0] if keys else results.ZONE_KEY
-    pod = pod or results.default_spread_pod(result, meta)
+    pod = pod or facts["defaultSpreadPod"]
     final = results.final_spreads(result, pod) if pod else []
     view = results.topology(result, key, meta=meta, step=step, limit=None if show_all else TOPOLOGY_NODES,
                             keep=keep, tray_limit=None if show_all else TOPOLOGY_PENDING,
-                            final=next((f for f in final if f["key"] == key), None))
+                            final=next((f for f in final if f["key"] == key), None), workloads=facts["workloads"])
     explaining, explain_error = False, ""
     if pod and explain:
         result, state, explain_error = explanations.with_explanation(run, result, pod, queue=not shared)
@@ -96,12 +112,12 @@ def topology_context(run, result, key, step, pod, explain=True, show_all=False, 
         results.spread_not_evaluated(result, pod)
     nominated_pods, nominated_nodes = results.nominations(result)
     return {
-        "run": run, "topo": view, "keys": keys, "key": key, "step": step, "last_step": results.last_step(result),
+        "run": run, "topo": view, "keys": keys, "key": key, "step": step, "last_step": facts["lastStep"],
         "spread_pod": spread_pod or pod, "spread_pod_ns": (spread_pod or pod or "/").split("/", 1)[0],
         "spread_pod_name": (spread_pod or pod or "/").split("/", 1)[1], "spread_cycle": cycle and cycle.get("cycle"),
         "spreads": [results.spread_view(c, result) for c in constraints],
         "final_spreads": final if step is None else [],
-        "spread_pods": results.spread_candidates(result, meta),
+        "spread_pods": facts["spreadCandidates"],
         "spread_explaining": explaining, "spread_error": explain_error, "spread_not_evaluated": not_evaluated,
         "nominated_pods": nominated_pods, "nominated_nodes": nominated_nodes, "show_all": show_all,
         "topology_nodes": TOPOLOGY_NODES, "topology_pending": TOPOLOGY_PENDING,
@@ -110,12 +126,14 @@ def topology_context(run, result, key, step, pod, explain=True, show_all=False, 
 
 @shareable
 def run_topology(request, run_id, token=None):
-    run, scenario, result = finished_run(request, run_id, token)
+    step = int_param(request, "step")
+    run, scenario, result = finished_run(request, run_id, token, by_parts=True,
+                                         parts=TOPOLOGY_PAGE_PARTS + (STEP_PARTS if step is not None else ()))
     pod = request.GET.get("pod") or None
     if pod is not None and "/" not in pod:
         raise Http404(f"Pod {pod}: expected namespace/name.")
     context = {"scenario": scenario, **share_context(token), **topology_context(
-        run, result, request.GET.get("key", results.ZONE_KEY), int_param(request, "step"),
+        run, result, request.GET.get("key", results.ZONE_KEY), step,
         pod, show_all=request.GET.get("all") == "1", shared=token is not None), "all_url": all_nodes_url(request)}
     if request.htmx:
         return render(request, "front/run_topology.html#topology-panel", context)
@@ -190,7 +208,7 @@ def run_nodes(request, run_id, token=None):
 
 @shareable
 def run_timeline(request, run_id, token=None):
-    run, scenario, result = finished_run(request, run_id, token)
+    run, scenario, result = finished_run(request, run_id, token, by_parts=True, parts=TOPOLOGY_PAGE_PARTS + STEP_PARTS)
     tl = results.timeline(result, int_param(request, "step"))
     key = request.GET.get("key", results.ZONE_KEY)
     pod = (tl["cycle"] or {}).get("pod") or "/"

@@ -58,10 +58,10 @@ def merged(result, pod, found):
     """The result with the pod's explanation (and preemption) as computed later laid over it: the result itself
     is not copied (it may be read a part at a time: results_cache.StoredResult)."""
     out = ChainMap({}, result)
-    if found.get("explanation") is not None:
-        out["explanations"] = {**(result.get("explanations") or {}), pod: found["explanation"]}
+    if found.get("explanation") is not None:  # (nor is a part: it too may be read an entry at a time)
+        out["explanations"] = ChainMap({pod: found["explanation"]}, result.get("explanations") or {})
     if found.get("preemption") is not None:
-        out["preemptions"] = {**(result.get("preemptions") or {}), pod: found["preemption"]}
+        out["preemptions"] = ChainMap({pod: found["preemption"]}, result.get("preemptions") or {})
     return out
 
 

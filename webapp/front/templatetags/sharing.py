@@ -1,7 +1,9 @@
+from html import escape  # (what Django's escape does, without marking each string safe)
 from urllib.parse import quote
 
 from django import template
 from django.urls import reverse
+from django.utils.safestring import mark_safe
 
 from ..sharing import SHARED_NAMES
 
@@ -51,3 +53,35 @@ def _pattern(context, name, fixed, free):
             address = address.replace(stand_in, f"\x00{i}\x00", 1)
         cache[key] = address
     return cache[key]
+
+
+@register.simple_tag(takes_context=True)
+def node_chips(context, run_pk, chips):
+    """The list items of a topology node's pod chips (or "no pods"), each linking to its pod page: what
+    ``{% for chip in chips %}<li><a class="chip" ...>`` renders, put together here (the topology of a production
+    cluster draws 13,000 chips, half a second through the template engine)."""
+    if not chips:
+        return mark_safe('<li class="empty">no pods</li>')
+    cache = context.render_context.setdefault("node_chips", {})  # (escaped colours, workloads, namespaces)
+    address = _pattern(context, "run-pod", (run_pk,), 2)
+    head, _, rest = address.partition("\x000\x00")
+    middle, _, tail = rest.partition("\x001\x00")
+    head, middle, tail = escape(head), escape(middle), escape(tail)
+    out = []
+    for chip in chips:
+        namespace, name = chip["namespace"], chip["name"]
+        if not namespace or not name or "/" in namespace or "/" in name:  # (view_url reverses these)
+            href = escape(view_url(context, "run-pod", run_pk, namespace, name))
+        else:
+            ns = cache.get(("namespace", namespace))
+            if ns is None:
+                ns = cache[("namespace", namespace)] = escape(quote(namespace, safe=_SAFE))
+            href = f"{head}{ns}{middle}{escape(quote(name, safe=_SAFE))}{tail}"
+        style, title = cache.get(("colour", chip["colour"])), cache.get(("workload", chip["workload"]))
+        if style is None:
+            style = cache[("colour", chip["colour"])] = escape(chip["colour"])
+        if title is None:
+            title = cache[("workload", chip["workload"])] = escape(chip["workload"])
+        out.append(f'<li><a class="chip" style="background: {style}" href="{href}" title="{title}">'
+                   f'{escape(name)}</a></li>')
+    return mark_safe("".join(out))
