@@ -222,6 +222,29 @@ def test_it_outlines_workloads_nodes_and_zones():
     assert [n["name"] for n in outline["nodes"]] == ["n1", "n2"]
 
 
+def test_it_offers_the_app_label_of_pods_whose_controller_the_dump_leaves_out():
+    # `kubectl get pods -o yaml`: pods name their ReplicaSet, which the text does not hold
+    owned = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  labels: {labels}
+  ownerReferences: [{{apiVersion: apps/v1, kind: ReplicaSet, name: frontend-7d9f, uid: u1, controller: true}}]
+spec:
+  containers: [{{name: c, image: nginx}}]
+"""
+    text = "---\n".join([NODE.format(name="n1", zone="z1"), owned.format(name="frontend-a", labels="{app: frontend}"),
+                         owned.format(name="frontend-b", labels="{app: frontend}"),
+                         owned.format(name="unlabelled", labels="{}")])
+    outline = edits.outline(text)
+    assert [w["ref"] for w in outline["workloads"]] == ["app=frontend"]
+    text = edits.apply_edit(text, {"op": "add_spread", "workload": "app=frontend", "maxSkew": 1,
+                                   "topologyKey": "topology.kubernetes.io/zone"})
+    assert [len(find(text, "Pod", name)["spec"].get("topologySpreadConstraints") or [])
+            for name in ("frontend-a", "frontend-b", "unlabelled")] == [1, 1, 0]
+
+
 def test_it_outlines_pods_priority_classes_and_node_keys():
     outline = edits.outline(multi())
     assert [p["ref"] for p in outline["pods"]] == ["Pod/default/web-1", "Pod/default/web-2", "Pod/default/solo",

@@ -645,13 +645,16 @@ def _outline(text):
             spec = (o.get("spec") or {}).get("template", {}).get("spec") or {}
             workloads.append({"ref": ref(o), "replicas": (o.get("spec") or {}).get("replicas"),
                               "constraints": spec.get("topologySpreadConstraints") or [], **_pod_fields(spec)})
-    bare = [p for p in pods(objects) if not meta(p).get("ownerReferences")]
+    present = {(o.get("kind"), ns_of(o), meta(o).get("name")) for o in objects if o.get("kind") in WORKLOAD_KINDS}
     groups = {}
-    for p in bare:
+    for p in pods(objects):
+        owners = [r for r in meta(p).get("ownerReferences") or [] if isinstance(r, dict)]
+        if any((r.get("kind"), ns_of(p), r.get("name")) in present for r in owners):
+            continue  # (listed under its controller)
         app = (meta(p).get("labels") or {}).get("app")
-        if app:
+        if app:  # a bare pod, or one whose controller the text leaves out (`kubectl get pods -o yaml`)
             groups.setdefault(f"app={app}", p)
-        else:  # a bare pod without an app label is a workload of its own
+        elif not meta(p).get("ownerReferences"):  # a bare pod without an app label is a workload of its own
             groups[ref(p)] = p
     for key, p in groups.items():
         spec = p.get("spec") or {}
