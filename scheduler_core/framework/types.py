@@ -320,9 +320,10 @@ class NodeInfo:
         # the lowest priority of the node's pods as preemption last worked it out (it asks it of
         # every node in every failed cycle); None once the pods change
         self.lowest_priority: int | None = None
-        # priority -> the node's pods of lower priority, in pod order, for preemption's dry runs;
+        # priority -> the node's pods of lower priority, in pod order, for preemption's dry runs
+        # (and what the node is left with without them: default_preemption._take_off_below);
         # None once the pods change. A clone shares the mapping until either changes.
-        self.below: dict[int, list[PodInfo]] | None = None
+        self.below: dict | None = None
 
     @property
     def name(self) -> str:
@@ -394,6 +395,22 @@ class NodeInfo:
                 if accounts:
                     self._update(removed, -1)
         return None
+
+    def pods_state(self) -> tuple:
+        """What the node's pods make of it (its pod lists, requests, ports and generation), for
+        restore_pods to set again on a NodeInfo of the same node."""
+        return (tuple(self.pods), tuple(self.pods_with_affinity),
+                tuple(self.pods_with_required_anti_affinity), self.requested.clone(),
+                self.non_zero_requested.clone(), self.used_ports.clone(), self.generation)
+
+    def restore_pods(self, state: tuple) -> None:
+        """Set the node's pods as pods_state gave them (copies: either may change after)."""
+        pods, with_affinity, with_anti_affinity, requested, non_zero, ports, generation = state
+        self.pods, self.pods_with_affinity = list(pods), list(with_affinity)
+        self.pods_with_required_anti_affinity = list(with_anti_affinity)
+        self.requested, self.non_zero_requested = requested.clone(), non_zero.clone()
+        self.used_ports, self.generation = ports.clone(), generation
+        self.lowest_priority = self.below = None
 
     def _update(self, pi: PodInfo, sign: int) -> None:
         self.requested.add_map(pi.requests, sign)

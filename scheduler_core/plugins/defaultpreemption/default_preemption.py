@@ -66,6 +66,26 @@ def _pods_below(node_info: NodeInfo, priority: int) -> list[PodInfo]:
     return list(found)
 
 
+def _take_off_below(node_info: NodeInfo, priority: int, potential: list[PodInfo]) -> PodInfo | None:
+    """node_info.remove_pod_infos(potential), potential being the node's pods of lower priority
+    than priority (_pods_below's list). What the node is left with is kept beside that list, and
+    shared with the clones, until the node's pods change: a node tried again in a later cycle is
+    left the same way, so that is set again instead of being worked out pod by pod."""
+    below = node_info.below  # (_pods_below's: the node's pods have not changed since)
+    key = (_LEFT, priority)
+    left = below.get(key) if below is not None else None
+    if left is not None:
+        node_info.restore_pods(left)
+        return None
+    absent = node_info.remove_pod_infos(potential)
+    if absent is None and below is not None:
+        below[key] = node_info.pods_state()
+    return absent
+
+
+_LEFT = "left"  # (keys of NodeInfo.below: a priority -> the pods below it; (_LEFT, priority) -> the node without them)
+
+
 # k8s.io/api/core/v1 PodReasonPreemptionByScheduler
 POD_REASON_PREEMPTION_BY_SCHEDULER = "PreemptionByScheduler"
 PREEMPTION_PREFIX = "preemption: "
@@ -166,7 +186,7 @@ class DefaultPreemption(Plugin):
         if not potential:
             return [], 0, _NO_VICTIMS, {}
         try:
-            absent = node_info.remove_pod_infos(potential)  # (all at once: see _remove_pod)
+            absent = _take_off_below(node_info, pod.priority, potential)  # (all at once: see _remove_pod)
             if absent is not None:
                 raise _ChangeError(f"no corresponding pod {absent.pod.name} in pods of node "
                                    f"{node_info.name}")
