@@ -24,6 +24,7 @@ NODE_PAGE_PARTS = ("nodes", "boundPods", "events", "pods")  # (and its pods' lab
 # pods' workloads an entry each, its facts about every pod as the worker laid them out (topology_facts)
 TOPOLOGY_PAGE_PARTS = ("nodes", "pods", "spreadDomains", "podsPerDomain", "podsPerDomainAtStart", "volumes")
 STEP_PARTS = ("cycles", "events")
+TIMELINE_PAGE_PARTS = tuple(p for p in TOPOLOGY_PAGE_PARTS if p != "spreadDomains") + STEP_PARTS  # (no spreads)
 NODE_CARDS = 1000  # the Nodes view of a larger cluster shows this many, with a filter by name and "show all"
 
 
@@ -84,10 +85,11 @@ def all_nodes_url(request):
     return "?" + query.urlencode()
 
 
-def topology_context(run, result, key, step, pod, explain=True, show_all=False, keep=(), shared=False):
-    """The topology view; with ``explain``, the shown pod's spread constraints are
-    computed on demand when the run did not keep them. Unless ``show_all``, a domain draws at most
-    TOPOLOGY_NODES nodes (and those in ``keep`` or with nominated pods), the tray TOPOLOGY_PENDING pods."""
+def topology_context(run, result, key, step, pod, show_all=False, keep=(), shared=False, spread=True):
+    """The topology view; with ``spread``, a pod's spread constraints beside it (the topology page's, not the
+    timeline's), computed on demand when the run did not keep them. Unless
+    ``show_all``, a domain draws at most TOPOLOGY_NODES nodes (and those in ``keep`` or with nominated pods), the
+    tray TOPOLOGY_PENDING pods."""
     meta = metadata(run)
     facts = topology_facts(run, result, meta)
     keys = results.topology_keys(result)
@@ -96,18 +98,18 @@ def topology_context(run, result, key, step, pod, explain=True, show_all=False, 
         keys = [k for k in keys if k in stepped]
     if key not in keys:
         key = keys[0] if keys else results.ZONE_KEY
-    pod = pod or facts["defaultSpreadPod"]
+    pod = (pod or facts["defaultSpreadPod"]) if spread else None
     final = results.final_spreads(result, pod) if pod else []
     view = results.topology(result, key, meta=meta, step=step, limit=None if show_all else TOPOLOGY_NODES,
                             keep=keep, tray_limit=None if show_all else TOPOLOGY_PENDING,
                             final=next((f for f in final if f["key"] == key), None), workloads=facts["workloads"])
     explaining, explain_error = False, ""
-    if pod and explain:
+    if pod:
         result, state, explain_error = explanations.with_explanation(run, result, pod, queue=not shared)
         explaining = state in (Run.Status.QUEUED, Run.Status.RUNNING)
         if state == explanations.NOT_COMPUTED:
             explain_error = "this run did not keep it, and a share link does not ask a worker to compute it."
-    spread_pod, cycle, constraints = results.spread_constraints(result, pod)
+    spread_pod, cycle, constraints = results.spread_constraints(result, pod) if spread else (None, None, [])
     not_evaluated = "" if constraints or explaining or explain_error or not pod else \
         results.spread_not_evaluated(result, pod)
     nominated_pods, nominated_nodes = results.nominations(result)
@@ -117,7 +119,7 @@ def topology_context(run, result, key, step, pod, explain=True, show_all=False, 
         "spread_pod_name": (spread_pod or pod or "/").split("/", 1)[1], "spread_cycle": cycle and cycle.get("cycle"),
         "spreads": [results.spread_view(c, result) for c in constraints],
         "final_spreads": final if step is None else [],
-        "spread_pods": facts["spreadCandidates"],
+        "spread_pods": facts["spreadCandidates"] if spread else [],
         "spread_explaining": explaining, "spread_error": explain_error, "spread_not_evaluated": not_evaluated,
         "nominated_pods": nominated_pods, "nominated_nodes": nominated_nodes, "show_all": show_all,
         "topology_nodes": TOPOLOGY_NODES, "topology_pending": TOPOLOGY_PENDING,
@@ -208,13 +210,13 @@ def run_nodes(request, run_id, token=None):
 
 @shareable
 def run_timeline(request, run_id, token=None):
-    run, scenario, result = finished_run(request, run_id, token, by_parts=True, parts=TOPOLOGY_PAGE_PARTS + STEP_PARTS)
+    run, scenario, result = finished_run(request, run_id, token, by_parts=True, parts=TIMELINE_PAGE_PARTS)
     tl = results.timeline(result, int_param(request, "step"))
     key = request.GET.get("key", results.ZONE_KEY)
     pod = (tl["cycle"] or {}).get("pod") or "/"
     landed = (tl["cycle"] or {}).get("node")
     context = {"run": run, "scenario": scenario, "tl": tl, "tl_ns": pod.split("/", 1)[0], "tl_name": pod.split("/", 1)[1],
-               **share_context(token), **topology_context(run, result, key, tl["step"], None, explain=False,
+               **share_context(token), **topology_context(run, result, key, tl["step"], None, spread=False,
                                                           show_all=request.GET.get("all") == "1",
                                                           keep={landed} if landed else ()),
                "all_url": all_nodes_url(request)}

@@ -276,7 +276,15 @@ def _entries_by_key(pk, part, keys, field=None):
         row = cursor.fetchone()
     texts = row[0] if row is not None else [None] * len(keys)
     with engine.without_cycle_collection():
-        return [(False, None) if text is None else (True, json.loads(text)) for text in texts]
+        return [(False, None) if text is None else (True, _plain_string(text) or json.loads(text)) for text in texts]
+
+
+def _plain_string(text):
+    """The value of a JSON text that is a string without escapes ("ReplicaSet/web-5d8f"; a field read for
+    13,000 pods), else None: json.loads is then not needed."""
+    if len(text) > 2 and text[0] == '"' and "\\" not in text:
+        return text[1:-1]
+    return None
 
 
 def _parts_of(pk, keys):
