@@ -85,6 +85,19 @@ class PodPageByEntriesTests(BaseTestCase):
                           re.search(r"'(explanations|preemptions|podInfo)'", s)], sql)
 
     @pytest.mark.skipif(connection.vendor != "postgresql", reason="entries are read on PostgreSQL")
+    def test_a_pods_page_reads_the_parts_of_its_kind_of_pod(self):
+        # a pod pending at the start: not the pods bound before the run; a pod bound before: not the cycles
+        victim = next(b["pod"] for b in self.stored["boundPods"] if b.get("evicted"))
+        for pod, read, unread in [("default/huge", "'cycles'", "'boundPods'"), (victim, "'boundPods'", "'cycles'")]:
+            results_cache.forget()
+            with self.subTest(pod=pod), mock.patch.object(results_cache, "SMALL_PART", 0), \
+                    CaptureQueriesContext(connection) as queries:
+                self.assertContains(self.client.get(self.url(pod)), pod.split("/")[1])
+            parts = " ".join(q["sql"] for q in queries.captured_queries if "(r -> " in q["sql"])
+            self.assertIn(read, parts)
+            self.assertNotIn(unread, parts)
+
+    @pytest.mark.skipif(connection.vendor != "postgresql", reason="entries are read on PostgreSQL")
     def test_entries_equal_the_stored_object(self):
         with mock.patch.object(results_cache, "SMALL_PART", 0):
             read = results_cache.result_of(Run.objects.defer("result").get(pk=self.run.pk), by_parts=True)

@@ -18,7 +18,8 @@ from .views import get_scenario
 # drawn on the topology and timeline pages, unless ?all=1: nodes per domain, pods in the pending tray
 TOPOLOGY_NODES, TOPOLOGY_PENDING = 50, 200
 # what the pod page reads of a result besides the pod's own entries (read together when read by parts)
-POD_PAGE_PARTS = ("pods", "boundPods", "cycles", "nodes", "events")
+POD_PAGE_PARTS = ("pods", "cycles", "nodes", "events")
+BOUND_POD_PARTS = ("boundPods", "nodes")  # (the page of a pod bound before the run)
 NODE_PAGE_PARTS = ("nodes", "boundPods", "events", "pods")  # (and its pods' labels, an entry each)
 # what the topology page reads of a large result (and at a step, or on the timeline, the cycles and events too); its
 # pods' workloads an entry each, its facts about every pod as the worker laid them out (topology_facts)
@@ -144,9 +145,14 @@ def run_topology(request, run_id, token=None):
 
 @shareable
 def run_pod(request, run_id, namespace, name, token=None):
-    # (by parts: a large result's pod page reads the pod's entries of the parts keyed by pod, not those parts)
-    run, scenario, result = finished_run(request, run_id, token, by_parts=True, parts=POD_PAGE_PARTS)
+    # (by parts: a large result's pod page reads the pod's entries of the parts keyed by pod, not those parts, and
+    # then the parts the page of such a pod shows: the engine's entry says whether it was bound before the run)
+    run, scenario, result = finished_run(request, run_id, token, by_parts=True)
     pod = f"{namespace}/{name}"
+    if isinstance(result, results_cache.StoredResult):
+        bound_before = ((result.get("podInfo") or {}).get(pod) or {}).get("boundBeforeRun")
+        result.prefetch(POD_PAGE_PARTS if bound_before is False else BOUND_POD_PARTS if bound_before else
+                        POD_PAGE_PARTS + BOUND_POD_PARTS)
     bound = results.bound_pod(result, pod)
     if bound is not None:  # running before the run: nothing was scheduled, so nothing to explain
         return render(request, "front/run_bound_pod.html", {
