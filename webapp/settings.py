@@ -83,6 +83,9 @@ EDITOR_MAX_BYTES = envint("EDITOR_MAX_BYTES", str(2 * 1024 * 1024))
 RESULT_CACHE_RUNS = envint("RESULT_CACHE_RUNS", "4")
 # A result stored in more than this many bytes (compressed) is read one top-level part at a time, as pages ask.
 RESULT_PARTS_MIN_BYTES = envint("RESULT_PARTS_MIN_BYTES", str(1024 * 1024))
+# A result whose JSON text is at least this many bytes is also kept deflated by the worker, and the API sends it to a
+# client that accepts gzip as it is kept (writing a 136 MB result out as text took PostgreSQL over a second).
+RESULT_DEFLATE_MIN_BYTES = envint("RESULT_DEFLATE_MIN_BYTES", str(8 * 1024 * 1024))
 # A cached result or parsed text from at least this many bytes is kept out of the cycle collector's scans
 # (scenarios/frozen.py).
 FROZEN_CACHE_MIN_BYTES = envint("FROZEN_CACHE_MIN_BYTES", str(16 * 1024 * 1024))

@@ -220,15 +220,17 @@ frozen.enable()  # (as in a web process: webapp/wsgi.py)
 client = Client(HTTP_HOST="127.0.0.1")
 client.force_login(get_user_model().objects.get(username="bench"))
 client.get("/login/")  # (the process's first request imports the URLs: not the page's time)
+headers = {"HTTP_ACCEPT_ENCODING": sys.argv[2]} if len(sys.argv) > 2 else {}
 t = time.perf_counter()
-r = client.get(sys.argv[1])
+r = client.get(sys.argv[1], **headers)
 print(r.status_code, round((time.perf_counter() - t) * 1000))
 """
 
 
-def _fresh_get(url: str) -> str:
+def _fresh_get(url: str, encoding: str = "") -> str:
     """One GET of url in a new process (nothing of the scenario or run read there yet): "status ms"."""
-    done = subprocess.run([sys.executable, "-c", _FRESH_GET, url], cwd=ROOT, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-c", _FRESH_GET, url, *([encoding] if encoding else [])], cwd=ROOT,
+                          capture_output=True, text=True,
                           env={**os.environ, "DJANGO_SETTINGS_MODULE": "webapp.settings"})
     lines = done.stdout.split()
     return f"{lines[-2]}  {int(lines[-1]):>7,} ms" if len(lines) >= 2 else f"failed: {done.stderr[-300:]}"
@@ -245,17 +247,19 @@ def _time_pages(client, scenario_id: int, run: dict, fresh: bool = False) -> Non
              ("gated pods", f"/scenarios/{scenario_id}/pods/"), ("run", f"/runs/{run['id']}/"),
              ("nodes", f"/runs/{run['id']}/nodes/"), ("node", f"/runs/{run['id']}/nodes/{node}/"),
              ("topology", f"/runs/{run['id']}/topology/"), ("timeline", f"/runs/{run['id']}/timeline/"),
-             ("pod", f"/runs/{run['id']}/pods/{ns}/{name}/"), ("API run", f"/api/runs/{run['id']}/")]
-    print("pages (one GET each; status, ms, size):", flush=True)
+             ("pod", f"/runs/{run['id']}/pods/{ns}/{name}/"), ("API run", f"/api/runs/{run['id']}/"),
+             ("API run, gzip", f"/api/runs/{run['id']}/")]  # (as a client that accepts gzip asks for it)
+    print("pages (one GET each; status, ms, size as sent):", flush=True)
     for label, url in pages:
+        encoding = "gzip" if label.endswith("gzip") else ""
         t = time.perf_counter()
-        r = client.get(url)
+        r = client.get(url, **({"HTTP_ACCEPT_ENCODING": encoding} if encoding else {}))
         print(f"  {label:<13} {r.status_code}  {(time.perf_counter() - t) * 1000:>7,.0f} ms  "
               f"{len(r.content) / 1e6:5.1f} MB  {url}", flush=True)
     if fresh:
         print("pages, each in a new process (status, ms):", flush=True)
         for label, url in pages:
-            print(f"  {label:<13} {_fresh_get(url)}  {url}", flush=True)
+            print(f"  {label:<13} {_fresh_get(url, 'gzip' if label.endswith('gzip') else '')}  {url}", flush=True)
 
 
 if __name__ == "__main__":

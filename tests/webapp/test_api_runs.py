@@ -1,5 +1,13 @@
+import gzip
+import json
 from unittest import mock
 
+import pytest
+from django.db import connection
+from django.test.utils import override_settings
+from django.utils import timezone
+
+from webapp.scenarios import tasks
 from webapp.scenarios.models import Run
 
 from .base import TWO_PODS, BaseTestCase
@@ -91,3 +99,43 @@ class RunDetailTestCase(BaseTestCase):
 
     def test_it_hides_runs_from_non_members(self):
         self.assertEqual(self.api(self.outsider).get(f"/api/runs/{self.run.pk}/").status_code, 404)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the worker keeps deflated results on PostgreSQL")
+@override_settings(RESULT_DEFLATE_MIN_BYTES=0)  # (every result counts as large)
+class DeflatedRunDetailTestCase(BaseTestCase):
+    """A large result is kept deflated by the worker once stored, and a client that accepts gzip gets it as kept,
+    in one gzip member with the run's fields as they are now: the same JSON as without gzip."""
+
+    def setUp(self):
+        self.run = Run.objects.create(scenario=self.scenario, revision=self.scenario.head(), created_by=self.owner)
+        tasks.execute_run(self.run.pk)
+
+    def get(self, **headers):
+        return self.api(self.viewer).get(f"/api/runs/{self.run.pk}/", **headers)
+
+    def test_a_client_that_accepts_gzip_gets_the_kept_result_with_the_runs_fields(self):
+        Run.objects.filter(pk=self.run.pk).update(label="zürich — after it finished")
+        plain, zipped = self.get(), self.get(HTTP_ACCEPT_ENCODING="gzip, deflate")
+        self.assertEqual((zipped.status_code, zipped["Content-Encoding"]), (200, "gzip"))
+        self.assertIn("Accept-Encoding", zipped["Vary"])
+        self.assertFalse(plain.has_header("Content-Encoding"))
+        self.assertEqual(json.loads(gzip.decompress(zipped.content)), plain.json())
+        self.assertEqual(plain.json()["label"], "zürich — after it finished")
+        self.assertEqual(plain.json()["result"], Run.objects.get(pk=self.run.pk).result)
+        self.assertTrue(plain.json()["result"]["pods"])
+
+    def test_a_run_finished_again_is_not_sent_from_what_was_kept_before(self):
+        again = {**Run.objects.get(pk=self.run.pk).result, "pods": []}
+        Run.objects.filter(pk=self.run.pk).update(result=again, finished_at=timezone.now())
+        zipped = self.get(HTTP_ACCEPT_ENCODING="gzip")
+        self.assertFalse(zipped.has_header("Content-Encoding"))
+        self.assertEqual(zipped.json()["result"]["pods"], [])
+
+    def test_a_small_result_is_not_kept_deflated(self):
+        with override_settings(RESULT_DEFLATE_MIN_BYTES=10**9):
+            run = Run.objects.create(scenario=self.scenario, revision=self.scenario.head(), created_by=self.owner)
+            tasks.execute_run(run.pk)
+        zipped = self.api(self.viewer).get(f"/api/runs/{run.pk}/", HTTP_ACCEPT_ENCODING="gzip")
+        self.assertEqual((zipped.status_code, zipped.has_header("Content-Encoding")), (200, False))
+        self.assertTrue(zipped.json()["result"]["pods"])

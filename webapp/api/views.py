@@ -5,6 +5,7 @@ from django.db.models.functions import Cast
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
+from django.utils.cache import patch_vary_headers
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import exceptions, mixins, status, viewsets
@@ -17,7 +18,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.reverse import reverse
 
 from webapp.front import auth
-from webapp.scenarios import services
+from webapp.scenarios import results_cache, services
 from webapp.scenarios.manifests import limits
 from webapp.scenarios.models import ApiToken, Membership, Revision, Run, Scenario, ShareLink, Team
 
@@ -294,10 +295,20 @@ class RunViewSet(viewsets.ReadOnlyModelViewSet):
             return super().retrieve(request, *args, **kwargs)
         run = self.get_object()
         fields = JSONRenderer().render(s.RunListSerializer(run, context=self.get_serializer_context()).data)
+        rest = b"," + fields[1:]  # (the run's other fields, after its result: '{"result":...,"id":...}')
+        if run.status == Run.Status.SUCCEEDED and "gzip" in request.META.get("HTTP_ACCEPT_ENCODING", ""):
+            body = results_cache.deflated_body(run, rest)  # (a large result, as the worker kept it deflated)
+            if body is not None:
+                response = HttpResponse(body, content_type="application/json")
+                response["Content-Encoding"] = "gzip"
+                patch_vary_headers(response, ["Accept-Encoding"])
+                return response
         stored = Run.objects.filter(pk=run.pk).annotate(text=Cast("result", TextField())) \
             .values_list("text", flat=True).first()
-        body = b"".join((fields[:-1], b',"result":', (stored or "null").encode("utf-8"), b"}"))
-        return HttpResponse(body, content_type="application/json")
+        body = b"".join((results_cache.DEFLATED_HEAD, (stored or "null").encode("utf-8"), rest))
+        response = HttpResponse(body, content_type="application/json")
+        patch_vary_headers(response, ["Accept-Encoding"])
+        return response
 
     @extend_schema(responses=result_types.RunPodsSerializer)
     @action(detail=True, methods=["get"], url_path="pods", url_name="pods")

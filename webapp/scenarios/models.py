@@ -414,6 +414,13 @@ class RunPage(models.Model):
 
     run = models.OneToOneField(Run, models.CASCADE, primary_key=True, related_name="page")
     data = models.JSONField()
+    # a large result as the API sends it, deflated by the worker once stored (results_cache.keep_deflated): the raw
+    # deflate stream of '{"result":' and the result's JSON text, flushed to a byte boundary and not finished, with
+    # the CRC-32 and length of what it holds, and the run's finish time it was made for
+    deflated = models.BinaryField(null=True, editable=False)
+    deflated_crc = models.BigIntegerField(null=True, editable=False)
+    deflated_length = models.BigIntegerField(null=True, editable=False)
+    deflated_for = models.DateTimeField(null=True, editable=False)
 
 
 class PodExplanation(models.Model):

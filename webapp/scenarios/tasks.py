@@ -72,8 +72,9 @@ def execute_run(self, run_id):
     if status == Run.Status.SUCCEEDED:  # (after the run is seen finished: for the pages that read it by parts)
         try:
             results_cache.keep_part_sizes(run_id)
+            results_cache.keep_deflated(run_id)
         except DatabaseError:
-            log.warning("run %s: could not keep its result's part sizes", run_id, exc_info=True)
+            log.warning("run %s: could not keep its result's part sizes or deflated text", run_id, exc_info=True)
 
 
 def page_of(run, result):
