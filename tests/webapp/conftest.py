@@ -55,7 +55,8 @@ def celery_worker_proc(django_db_setup, django_db_blocker, tmp_path_factory):
     queue = f"whatif-test-{uuid.uuid4().hex[:8]}"
     previous_queue = app.conf.task_default_queue
     app.conf.task_default_queue = queue
-    env = {**os.environ, **database_env(connection), "CELERY_QUEUE": queue}
+    # (it keeps every result deflated, as it keeps a large one: the API's gzip answer is what live clients read)
+    env = {**os.environ, **database_env(connection), "CELERY_QUEUE": queue, "RESULT_DEFLATE_MIN_BYTES": "0"}
     log = tmp_path_factory.mktemp("worker") / "worker.log"
     with open(log, "w") as out:
         proc = subprocess.Popen(

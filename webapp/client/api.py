@@ -1,11 +1,13 @@
 """The REST API over urllib: JSON in and out, DRF's error bodies turned into one readable line."""
 
+import gzip
 import json
 import socket
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import zlib
 
 from .errors import ClientError
 
@@ -45,6 +47,7 @@ class Api:
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(self.url(path), data=data, method=method)
         req.add_header("Accept", "application/json")
+        req.add_header("Accept-Encoding", "gzip")  # (a large run's result comes as the server keeps it, gzipped)
         req.add_header("User-Agent", USER_AGENT)
         if data is not None:
             req.add_header("Content-Type", "application/json")
@@ -54,9 +57,9 @@ class Api:
             req.add_header(key, value)
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as response:
-                content = response.read()
+                content = _decoded(response.headers, response.read())
         except urllib.error.HTTPError as e:
-            raise self.error(e.code, e.read())
+            raise self.error(e.code, _decoded(e.headers, e.read()))
         except urllib.error.URLError as e:
             reason = getattr(e, "reason", e)
             raise ClientError(f"cannot reach the Whatif server at {self.server}: {reason}")
@@ -109,6 +112,16 @@ class Api:
                                   f"(is a worker running?); see {url}")
             time.sleep(interval)
             interval = min(interval * 1.5, 5)
+
+
+def _decoded(headers, content):
+    """A response's body, gunzipped when the server sent it gzip-compressed."""
+    if (headers.get("Content-Encoding") or "").strip().lower() == "gzip":
+        try:
+            return gzip.decompress(content)
+        except (OSError, EOFError, zlib.error) as e:
+            raise ClientError(f"the server's gzip-compressed answer could not be read: {e}")
+    return content
 
 
 def query(params):
