@@ -89,7 +89,14 @@ def _rejected(trace: PreemptionTrace) -> list[dict]:
 
 def trace_to_json(trace: PreemptionTrace) -> dict:
     """The ``plugins.DefaultPreemption`` entry of a cycle's trace (node lists bounded by
-    trace.MAX_NODE_NAMES; the counts are complete)."""
+    trace.MAX_NODE_NAMES; the counts are complete): worked out once per trace, each caller
+    getting a dict of its own (the lists in it are shared, and not to be changed)."""
+    if trace.written is None:
+        trace.written = _trace_json(trace)
+    return dict(trace.written)
+
+
+def _trace_json(trace: PreemptionTrace) -> dict:
     lost = {e.node: e for e in trace.eliminations}
     return {
         "eligible": trace.eligible,

@@ -65,6 +65,9 @@ class PreemptionTrace:
     eliminations: list[Elimination] = field(default_factory=list)
     evictions: list[str] = field(default_factory=list)
     cleared_nominations: list[str] = field(default_factory=list)
+    # its JSON (explain.trace_to_json) once worked out: a trace is not changed after its cycle, and
+    # both the pod's explanation and the run's "preemptions" write it out
+    written: dict | None = field(default=None, repr=False, compare=False)
 
 
 def nodes_where_preemption_might_help(nodes: Sequence[NodeInfo], d: Diagnosis,
