@@ -8,7 +8,7 @@ from django.test.utils import override_settings
 from django.utils import timezone
 
 from webapp.scenarios import tasks
-from webapp.scenarios.models import Run
+from webapp.scenarios.models import Run, Sweep
 
 from .base import TWO_PODS, BaseTestCase
 
@@ -131,6 +131,15 @@ class DeflatedRunDetailTestCase(BaseTestCase):
         zipped = self.get(HTTP_ACCEPT_ENCODING="gzip")
         self.assertFalse(zipped.has_header("Content-Encoding"))
         self.assertEqual(zipped.json()["result"]["pods"], [])
+
+    def test_a_sweep_cells_result_is_not_kept_deflated(self):
+        sweep = Sweep.objects.create(scenario=self.scenario, revision=self.scenario.head(), created_by=self.owner)
+        run = Run.objects.create(scenario=self.scenario, revision=self.scenario.head(), created_by=self.owner,
+                                 sweep=sweep)
+        tasks.execute_run(run.pk)
+        zipped = self.api(self.viewer).get(f"/api/runs/{run.pk}/", HTTP_ACCEPT_ENCODING="gzip")
+        self.assertEqual((zipped.status_code, zipped.has_header("Content-Encoding")), (200, False))
+        self.assertTrue(zipped.json()["result"]["pods"])
 
     def test_a_small_result_is_not_kept_deflated(self):
         with override_settings(RESULT_DEFLATE_MIN_BYTES=10**9):

@@ -358,7 +358,7 @@ _DEFLATE_CHUNK = 8 * 1024 * 1024  # characters of the result's text encoded and 
 
 
 def keep_deflated(run_id):
-    """The worker, once a result of RESULT_DEFLATE_MIN_BYTES or more is stored: the result's JSON text as the
+    """The worker, once a result of RESULT_DEFLATE_MIN_BYTES or more is stored (not a sweep cell's): the result's JSON text as the
     database writes it out, deflated (level 1: 136 MB into about 20 MB in a second) after DEFLATED_HEAD, and kept
     beside the run's page with its CRC-32 and length, for the API to send to a client that accepts gzip
     (deflated_body) instead of having the database write 136 MB out as text again on every request."""

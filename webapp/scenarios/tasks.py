@@ -72,7 +72,8 @@ def execute_run(self, run_id):
     if status == Run.Status.SUCCEEDED:  # (after the run is seen finished: for the pages that read it by parts)
         try:
             results_cache.keep_part_sizes(run_id)
-            results_cache.keep_deflated(run_id)
+            if run.sweep_id is None:  # (a sweep's cells are many: 10 MB each at 150,000 pods, for the API alone)
+                results_cache.keep_deflated(run_id)
         except DatabaseError:
             log.warning("run %s: could not keep its result's part sizes or deflated text", run_id, exc_info=True)
 
