@@ -132,6 +132,19 @@ class DeflatedRunDetailTestCase(BaseTestCase):
         self.assertFalse(zipped.has_header("Content-Encoding"))
         self.assertEqual(zipped.json()["result"]["pods"], [])
 
+    def test_a_shared_run_is_sent_as_kept_too(self):
+        from rest_framework.test import APIClient
+
+        from webapp.scenarios import services
+
+        _, token = services.create_share_link(self.scenario, self.owner)
+        url = f"/api/shared/{token}/runs/{self.run.pk}/"
+        plain, zipped = APIClient().get(url), APIClient().get(url, HTTP_ACCEPT_ENCODING="gzip")
+        self.assertEqual((zipped.status_code, zipped["Content-Encoding"]), (200, "gzip"))
+        self.assertEqual(json.loads(gzip.decompress(zipped.content)), plain.json())
+        self.assertEqual(plain.json()["result"], Run.objects.get(pk=self.run.pk).result)
+        self.assertTrue(plain.json()["url"].endswith(url))
+
     def test_a_sweep_cells_result_is_not_kept_deflated(self):
         sweep = Sweep.objects.create(scenario=self.scenario, revision=self.scenario.head(), created_by=self.owner)
         run = Run.objects.create(scenario=self.scenario, revision=self.scenario.head(), created_by=self.owner,

@@ -53,6 +53,17 @@ class ShareLinkTestCase(BaseTestCase):
         self.assertEqual(r.status_code, 200)
         self.assertEqual(r.json()["status"], "succeeded")
 
+    def test_a_shared_run_has_every_field_of_the_run_and_its_stored_result(self):
+        from webapp.api.serializers import SharedRunSerializer
+
+        token = self.create_link()["token"]
+        run = Run.objects.create(scenario=self.scenario, revision=self.scenario.head(), status="succeeded",
+                                 label="zürich", result={"pods": [{"pod": "default/a", "message": "\"q\" \u2014"}]})
+        r = APIClient().get(f"/api/shared/{token}/runs/{run.pk}/")
+        self.assertEqual((r.status_code, r["Content-Type"]), (200, "application/json"))
+        want = SharedRunSerializer(Run.objects.get(pk=run.pk), context={"request": r.wsgi_request, "token": token}).data
+        self.assertEqual(r.json(), dict(want))
+
     def test_it_stops_working_once_revoked(self):
         link = self.create_link()
         token = link["url"].rstrip("/").rsplit("/", 1)[1]

@@ -253,6 +253,13 @@ class SharedRunSerializer(RunSerializer):
         return reverse("api:shared-run", args=[self.context["token"], run.pk], request=self.context.get("request"))
 
 
+class SharedRunFieldsSerializer(SharedRunSerializer):
+    """A shared run without its result (which goes out as stored: api/views.run_with_result)."""
+
+    class Meta(SharedRunSerializer.Meta):
+        fields = [f for f in SharedRunSerializer.Meta.fields if f != "result"]
+
+
 class SharedRunSummarySerializer(SharedRunSerializer):
     class Meta(SharedRunSerializer.Meta):
         fields = ["id", "url", "status", "revision", "created_at", "finished_at"]

@@ -274,6 +274,31 @@ class ScenarioViewSet(viewsets.ModelViewSet):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+def run_with_result(request, run, fields):
+    """A run's JSON: its result as the database stores it, never parsed here (a 5,000-node result is 136 MB of
+    JSON, which took 6.7 s to read, parse and write out again), then the run's other ``fields`` (its serializer's
+    data without the result). To a client that accepts gzip, a large result goes as the worker kept it deflated."""
+    fields = JSONRenderer().render(fields)
+    rest = b"," + fields[1:]  # (the run's other fields, after its result: '{"result":...,"id":...}')
+    if run.status == Run.Status.SUCCEEDED and "gzip" in request.META.get("HTTP_ACCEPT_ENCODING", ""):
+        body = results_cache.deflated_body(run, rest)
+        if body is not None:
+            response = HttpResponse(body, content_type="application/json")
+            response["Content-Encoding"] = "gzip"
+            patch_vary_headers(response, ["Accept-Encoding"])
+            return response
+    stored = Run.objects.filter(pk=run.pk).annotate(text=Cast("result", TextField())) \
+        .values_list("text", flat=True).first()
+    body = b"".join((results_cache.DEFLATED_HEAD, (stored or "null").encode("utf-8"), rest))
+    response = HttpResponse(body, content_type="application/json")
+    patch_vary_headers(response, ["Accept-Encoding"])
+    return response
+
+
+# what a run's page of the API reads of it besides its result (read as stored: run_with_result)
+RUN_DEFERRED = ("result", "manifests", "revision__manifests", "revision__summary")
+
+
 class RunViewSet(viewsets.ReadOnlyModelViewSet):
     """Runs of scenarios you can see. Poll a run until its status is succeeded or failed."""
 
@@ -289,26 +314,11 @@ class RunViewSet(viewsets.ReadOnlyModelViewSet):
                           *(["result"] if self.action == "retrieve" else []))
 
     def retrieve(self, request, *args, **kwargs):
-        """A run with its result. The result goes out as the database stores it, never parsed here: a 5,000-node
-        result is 136 MB of JSON, which took 6.7 s to read, parse and write out again."""
+        """A run with its result (run_with_result)."""
         if not isinstance(request.accepted_renderer, JSONRenderer):  # (the browsable API)
             return super().retrieve(request, *args, **kwargs)
         run = self.get_object()
-        fields = JSONRenderer().render(s.RunListSerializer(run, context=self.get_serializer_context()).data)
-        rest = b"," + fields[1:]  # (the run's other fields, after its result: '{"result":...,"id":...}')
-        if run.status == Run.Status.SUCCEEDED and "gzip" in request.META.get("HTTP_ACCEPT_ENCODING", ""):
-            body = results_cache.deflated_body(run, rest)  # (a large result, as the worker kept it deflated)
-            if body is not None:
-                response = HttpResponse(body, content_type="application/json")
-                response["Content-Encoding"] = "gzip"
-                patch_vary_headers(response, ["Accept-Encoding"])
-                return response
-        stored = Run.objects.filter(pk=run.pk).annotate(text=Cast("result", TextField())) \
-            .values_list("text", flat=True).first()
-        body = b"".join((results_cache.DEFLATED_HEAD, (stored or "null").encode("utf-8"), rest))
-        response = HttpResponse(body, content_type="application/json")
-        patch_vary_headers(response, ["Accept-Encoding"])
-        return response
+        return run_with_result(request, run, s.RunListSerializer(run, context=self.get_serializer_context()).data)
 
     @extend_schema(responses=result_types.RunPodsSerializer)
     @action(detail=True, methods=["get"], url_path="pods", url_name="pods")
@@ -421,5 +431,10 @@ class SharedRunView(SharedScenarioView):
 
     def get(self, request, token, run_id):
         scenario = self.get_link(token).scenario
-        run = get_object_or_404(Run.objects.select_related("revision"), scenario=scenario, pk=run_id)
-        return Response(self.get_serializer(run).data)
+        if not isinstance(request.accepted_renderer, JSONRenderer):  # (the browsable API)
+            run = get_object_or_404(Run.objects.select_related("revision"), scenario=scenario, pk=run_id)
+            return Response(self.get_serializer(run).data)
+        run = get_object_or_404(Run.objects.select_related("revision").defer(*RUN_DEFERRED), scenario=scenario,
+                                pk=run_id)
+        fields = s.SharedRunFieldsSerializer(run, context=self.get_serializer_context()).data
+        return run_with_result(request, run, fields)
