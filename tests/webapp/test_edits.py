@@ -412,3 +412,38 @@ def test_a_list_whose_items_share_anchors_is_written_anew():
     new = edits.apply_edit(text, {"op": "cordon", "node": "n2"})
     assert "*web" not in new and "&web" not in new
     assert find(new, "Pod", "solo")["metadata"]["labels"] == {"app": "web"}
+
+
+SWEEP_CELLS = [
+    [{"op": "set_max_skew", "workload": "ReplicaSet/web", "value": 3},
+     {"op": "set_min_domains", "workload": "ReplicaSet/web", "value": 2}],
+    [{"op": "add_spread", "workload": "app=web", "topologyKey": "kubernetes.io/hostname", "maxSkew": 2},
+     {"op": "set_max_skew", "workload": "app=web", "index": 1, "value": 4},
+     {"op": "remove_spread", "workload": "app=web", "index": 0}],
+]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("cell", range(len(SWEEP_CELLS)))
+def test_a_sweep_cells_edits_write_the_text_that_one_edit_at_a_time_writes(shape, cell):
+    text, one_at_a_time = SHAPES[shape](), SHAPES[shape]()
+    for edit in SWEEP_CELLS[cell]:
+        one_at_a_time = edits.apply_edit(one_at_a_time, edit)
+    assert edits.apply_edits(text, SWEEP_CELLS[cell]) == one_at_a_time
+
+
+def test_a_sweep_cells_edits_name_the_edit_that_does_not_apply():
+    with pytest.raises(edits.EditError) as e:
+        edits.apply_edits(multi(), [{"op": "set_max_skew", "workload": "ReplicaSet/web", "value": 3},
+                                    {"op": "set_max_skew", "workload": "ReplicaSet/nope", "value": 3}])
+    assert "ReplicaSet/default/nope" in str(e.value)
+
+
+def test_the_cells_of_a_sweep_read_their_revisions_text_once(monkeypatch):
+    text = as_list() + "# a text no other test reads\n"
+    reads = []
+    real = engine.parse_fast
+    monkeypatch.setattr(engine, "parse_fast", lambda t, **kw: reads.append(t) or real(t, **kw))
+    for cell in SWEEP_CELLS:
+        edits.apply_edits(text, cell)
+    assert reads.count(text) == 1

@@ -491,19 +491,46 @@ def apply_edit(text, edit, config=""):
     collector is paused meanwhile: an edit of a large cluster allocates millions of containers and makes
     no cycles, and each full collection it set off walked all of them (a second or more at 5,000 nodes)."""
     with engine.without_cycle_collection():
-        return _apply_edit(text, edit, config)
+        return _apply_edits(text, [edit], config, keep_written=True)
 
 
-def _apply_edit(text, edit, config):
-    if not isinstance(edit, dict) or not isinstance(edit.get("op"), str) or edit["op"] not in OPS:
-        raise EditError(f"unknown edit op {edit.get('op') if isinstance(edit, dict) else edit!r}; "
-                        f"known: {', '.join(sorted(OPS))}", object="edit", field="op")
-    args = {k: v for k, v in edit.items() if k != "op"}
+def apply_edits(text, edits, config=""):
+    """New manifests text after the edits in turn (at most MAX_EDITS; a sweep cell's): the same text as
+    apply_edit gives one edit at a time, but the edits change one copy of the objects, which is written and
+    checked by the engine once. The documents of ``text`` stay the ones ``documents.read`` keeps (the next cell
+    of a sweep starts from the same text: at 150,000 pods, reading it again took half a minute a cell)."""
+    edits = list(edits[:MAX_EDITS])
+    if not edits:
+        return text
+    with engine.without_cycle_collection():
+        return _apply_edits(text, edits, config, keep_written=False)
+
+
+def _apply_edits(text, edit_list, config, keep_written):
+    for edit in edit_list:
+        if not isinstance(edit, dict) or not isinstance(edit.get("op"), str) or edit["op"] not in OPS:
+            raise EditError(f"unknown edit op {edit.get('op') if isinstance(edit, dict) else edit!r}; "
+                            f"known: {', '.join(sorted(OPS))}", object="edit", field="op")
     objects, shape = parse(text)
     # (what dump_keeping compares a multi-document stream's documents with; a List's items are compared
     # with the documents the text was read into, found by where each object was in the list)
     before = copy.deepcopy(objects) if shape[0] == "multi" else None
     origin = {id(o): i for i, o in enumerate(objects)} if shape[0] == "list" else None
+    for edit in edit_list:
+        _apply_op(objects, edit)
+    new = dump_keeping(text, before, objects, shape, origin)
+    # the engine reads the objects just written, not the text again (they read back the same), and so does
+    # the next edit of this text when they are kept (a draft's)
+    written = written_documents(objects, shape)
+    engine.validate(new, config, parsed=written)
+    if keep_written:
+        documents.remember(new, written)
+    return new
+
+
+def _apply_op(objects, edit):
+    """One edit on the objects, in place."""
+    args = {k: v for k, v in edit.items() if k != "op"}
     op = edit["op"]
     try:
         if op == "add_spread":
@@ -515,13 +542,6 @@ def _apply_edit(text, edit, config):
             OPS[op](objects, **args)
     except TypeError as e:
         raise EditError(f"{op}: wrong fields ({e})", object="edit", field="op") from e
-    new = dump_keeping(text, before, objects, shape, origin)
-    # the engine reads the objects just written, not the text again (they read back the same), and so does
-    # the next edit of this text
-    written = written_documents(objects, shape)
-    engine.validate(new, config, parsed=written)
-    documents.remember(new, written)
-    return new
 
 
 def leading_comments(text):
@@ -608,12 +628,6 @@ def _keeping_list_items(text, objects, origin):
         out[at] = written
     out.append(text[end:])
     return "".join(out)
-
-
-def apply_edits(text, edits, config=""):
-    for edit in edits[:MAX_EDITS]:
-        text = apply_edit(text, edit, config)
-    return text
 
 
 # --- what can be edited --------------------------------------------------------------------
