@@ -88,6 +88,21 @@ class DefaultSpreadingTopologyTestCase(BaseTestCase):
         self.assertContains(r, "app=cart,pod-template-hash=6d8b7f9c2")
         self.assertContains(r, 'aria-label="zone eu-west-1a"')
 
+    def test_it_offers_and_selects_a_pod_explained_since_the_run(self):
+        from webapp.scenarios import tasks
+        from webapp.scenarios.models import PodExplanation
+
+        run = example_run(self, "default-spreading")
+        self.client.force_login(self.viewer)
+        offered = self.client.get(f"/runs/{run.pk}/topology/").content.decode()
+        pods = [c["pod"] for c in run.result["cycles"] if f'<option value="{c["pod"]}"' not in offered]
+        self.assertTrue(pods)  # (a scheduled pod the page does not offer: its workload's latest stands for it)
+        url = f"/runs/{run.pk}/topology/?pod={pods[0]}"
+        self.client.get(url)
+        for pe in PodExplanation.objects.filter(run=run):
+            tasks.explain_pod.run(pe.pk)
+        self.assertContains(self.client.get(url), f'<option value="{pods[0]}" selected>{pods[0]}</option>', html=False)
+
     def test_it_says_why_a_pods_last_cycle_evaluated_no_spread_constraint(self):
         # checkout (system default constraints, ScheduleAnyway only) was bound in a cycle where
         # node-a alone was feasible: kube-scheduler did not score, so nothing was counted

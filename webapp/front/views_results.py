@@ -114,13 +114,16 @@ def topology_context(run, result, key, step, pod, show_all=False, keep=(), share
     not_evaluated = "" if constraints or explaining or explain_error or not pod else \
         results.spread_not_evaluated(result, pod)
     nominated_pods, nominated_nodes = results.nominations(result)
+    candidates = facts["spreadCandidates"] if spread else []
+    if spread_pod and constraints and spread_pod not in candidates:  # (explained since the run: offered too)
+        candidates = [spread_pod, *candidates]
     return {
         "run": run, "topo": view, "keys": keys, "key": key, "step": step, "last_step": facts["lastStep"],
         "spread_pod": spread_pod or pod, "spread_pod_ns": (spread_pod or pod or "/").split("/", 1)[0],
         "spread_pod_name": (spread_pod or pod or "/").split("/", 1)[1], "spread_cycle": cycle and cycle.get("cycle"),
         "spreads": [results.spread_view(c, result) for c in constraints],
         "final_spreads": final if step is None else [],
-        "spread_pods": facts["spreadCandidates"] if spread else [],
+        "spread_pods": candidates,
         "spread_explaining": explaining, "spread_error": explain_error, "spread_not_evaluated": not_evaluated,
         "nominated_pods": nominated_pods, "nominated_nodes": nominated_nodes, "show_all": show_all,
         "topology_nodes": TOPOLOGY_NODES, "topology_pending": TOPOLOGY_PENDING,
