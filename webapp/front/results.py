@@ -204,8 +204,8 @@ def topology(result, key=ZONE_KEY, meta=None, step=None, limit=None, keep=(), tr
     if tray_limit is not None and len(pending) > tray_limit:
         pending = sorted(pending, key=lambda p: (status.get(p) or "Pending") == "Pending")[:tray_limit]
     if isinstance(meta, PodMeta):  # (the pods drawn: their workloads, read together)
-        meta.want_workloads([p for shown in shown_of.values() for node in shown for p in placed.get(node["name"], [])]
-                  + pending)
+        drawn_pods = [p for shown in shown_of.values() for node in shown for p in placed.get(node["name"], [])]
+        meta.want_workloads(drawn_pods + pending)
     columns = []
     for name, shown in shown_of.items():
         nodes = domains[name]
