@@ -167,6 +167,10 @@ class NodeTable:
         self._moves: list[tuple[int, int, int]] = []  # (node, class, +1 or -1)
         self.port_nodes: set[int] = {i for i, ni in enumerate(self.node_infos)
                                      if any(map(_has_host_port, ni.pods))}
+        # the lowest priority of each node's pods (NodeInfo.lowest_pod_priority), worked out
+        # when first asked; the nodes whose pods changed since are asked again
+        self._lowest: np.ndarray | None = None
+        self._lowest_changed: set[int] = set()
         self.affinity_pods = sum(len(ni.pods_with_affinity) for ni in self.node_infos)
         self.anti_affinity_pods = sum(len(ni.pods_with_required_anti_affinity)
                                       for ni in self.node_infos)
@@ -249,6 +253,7 @@ class NodeTable:
         self.room_pods[i] -= sign
         pod = pi.pod
         self._moves.append((i, self._class_of(pod), sign))
+        self._lowest_changed.add(i)
         if _has_host_port(pi):
             self.port_nodes.add(i)
         if pi.required_affinity_terms or pi.preferred_affinity_terms or \
@@ -260,6 +265,19 @@ class NodeTable:
             m.counts[i] += sign
             for dc in m.counters.values():
                 dc.add(i, sign)
+
+    def lowest_priorities(self) -> np.ndarray:
+        """The lowest priority of the pods on each node (NO_PODS_PRIORITY on a node without
+        pods), as the NodeInfos hold them now: preemption looks for nodes with a pod of lower
+        priority than the preemptor's in every failed cycle. Not to be changed."""
+        if self._lowest is None:
+            self._lowest = np.array([ni.lowest_pod_priority() for ni in self.node_infos], INT)
+            self._lowest_changed.clear()
+        elif self._lowest_changed:
+            for i in self._lowest_changed:
+                self._lowest[i] = self.node_infos[i].lowest_pod_priority()
+            self._lowest_changed.clear()
+        return self._lowest
 
     def scalar_requested(self, name: str) -> np.ndarray:
         """Requested amount of a scalar resource per node (zeros when none)."""

@@ -277,6 +277,7 @@ class ColumnarScheduler:
                 reasons[r] = reasons.get(r, 0) + absent
         d.reasons = reasons
         d.unschedulable_nodes = table.names_of(unschedulable)
+        d.unschedulable_lowest = table.lowest_priorities()[unschedulable]
         of_id = {s: statuses.get(s) for s in set(unschedulable_ids)}
         d.node_to_status = _NodeToStatus(d.unschedulable_nodes, unschedulable, unschedulable_ids,
                                          of_id, table.index)

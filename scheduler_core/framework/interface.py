@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..k8s.types import Pod, Scenario
@@ -132,6 +132,9 @@ class Diagnosis:
     # Unschedulable nodes), and those nodes' names in node order.
     reasons: dict[str, int] | None = None
     unschedulable_nodes: list[str] | None = None
+    # and the lowest priority of the pods on each of those nodes (an int array in the same
+    # order): preemption's dry runs then look only at nodes with a pod of lower priority
+    unschedulable_lowest: Any = None
 
 
 # --- Extension points -------------------------------------------------------------------

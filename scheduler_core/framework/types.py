@@ -298,6 +298,10 @@ class ImageStateSummary:
     num_nodes: int
 
 
+# NodeInfo.lowest_pod_priority of a node without pods: above any pod's (priorities are int32)
+NO_PODS_PRIORITY = 1 << 31
+
+
 class NodeInfo:
     """framework.NodeInfo: a node and the aggregate of the pods on it."""
 
@@ -328,6 +332,15 @@ class NodeInfo:
     @property
     def name(self) -> str:
         return self.node.name if self.node else ""
+
+    def lowest_pod_priority(self) -> int:
+        """The lowest priority of the node's pods (NO_PODS_PRIORITY without pods), kept until
+        they change."""
+        low = self.lowest_priority
+        if low is None:
+            low = self.lowest_priority = min((pi.pod.priority for pi in self.pods),
+                                             default=NO_PODS_PRIORITY)
+        return low
 
     def add_pod_info(self, pi: PodInfo) -> None:
         """NodeInfo.AddPodInfo: account the pod's requests, ports and affinity."""

@@ -38,19 +38,7 @@ ERR_REASON_NO_VICTIMS = "No preemption victims found for incoming pod"
 _NO_VICTIMS = new_status(Code.UnschedulableAndUnresolvable, ERR_REASON_NO_VICTIMS)
 
 
-# the lowest priority of a node without pods: above any pod's (priorities are int32)
-_NO_PODS = 1 << 31
 _LOWEST = attrgetter("lowest_priority")
-
-
-def _lowest_priority(node_info: NodeInfo) -> int:
-    """The lowest priority of the node's pods (_NO_PODS without pods), kept on the NodeInfo until
-    its pods change."""
-    low = node_info.lowest_priority
-    if low is None:
-        low = node_info.lowest_priority = min((pi.pod.priority for pi in node_info.pods),
-                                              default=_NO_PODS)
-    return low
 
 
 def _pods_below(node_info: NodeInfo, priority: int) -> list[PodInfo]:
@@ -162,20 +150,24 @@ class DefaultPreemption(Plugin):
         pod (None when it has one): the dry run then clones neither node nor state. The
         lowest priority on each snapshot node is kept until its pods change
         (``NodeInfo.lowest_priority``): a dry run asks it of every node, every cycle."""
-        if _lowest_priority(node_info) < pod.priority:
+        if node_info.lowest_pod_priority() < pod.priority:
             return None
         return _NO_VICTIMS
 
     def nodes_with_lower_priority(self, pod: Pod, nodes: Sequence[NodeInfo]
-                                  ) -> tuple[list[bool], Status]:
+                                  ) -> tuple[Sequence[bool], Status]:
         """For each node, whether it holds a pod of lower priority than pod (no_victims_status
         is None), for all nodes at once, and the status of the others: the dry run then
-        visits only those."""
+        visits only those. Nodes listed with the lowest priority of their pods (``lowest``,
+        the columnar path's array) are answered from it."""
+        listed = getattr(nodes, "lowest", None)
+        if listed is not None:
+            return listed < pod.priority, _NO_VICTIMS
         lows = list(map(_LOWEST, nodes))
         if None in lows:  # (nodes whose pods changed since they were last asked)
             for i, low in enumerate(lows):
                 if low is None:
-                    lows[i] = _lowest_priority(nodes[i])
+                    lows[i] = nodes[i].lowest_pod_priority()
         return list(map(pod.priority.__gt__, lows)), _NO_VICTIMS
 
     def select_victims_on_node(self, state: "CycleState", pod: Pod, node_info: NodeInfo,

@@ -14,7 +14,7 @@ from ...framework.interface import Status
 from ...k8s.types import Pod
 from ...trace import MAX_NODE_NAMES, rejected_json
 from .candidates import CRITERION_FIRST, Candidate, Elimination, pod_start_time
-from .preemption import PreemptionTrace
+from .preemption import PreemptionTrace, WalkStatuses
 
 
 def _victim_json(p: Pod) -> dict:
@@ -55,6 +55,10 @@ def _rejected(trace: PreemptionTrace) -> list[dict]:
     statuses = trace.node_statuses
     if not statuses:
         return []
+    if isinstance(statuses, WalkStatuses):  # (as the walk left them: no dict of every node)
+        groups = statuses.groups(MAX_NODE_NAMES)
+        if groups is not None:
+            return rejected_json(groups)
     # Most nodes share one Status object: the nodes are grouped by the object's identity, those
     # of the most common object (in the first few) in one pass in C, not by hashing a Status
     # per node (that walks its reasons); groups of equal verdicts in distinct objects are then

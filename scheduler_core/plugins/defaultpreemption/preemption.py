@@ -11,10 +11,12 @@ which is the state upstream's PreEnqueue waits for before retrying the preemptor
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
-from operator import not_
-from typing import TYPE_CHECKING, Any, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
 
 from ...framework.fit_error import fit_error_message
 from ...framework.interface import (Code, Diagnosis, NominatingInfo, PostFilterResult,
@@ -91,6 +93,69 @@ def _aggregate(errors: list[str]) -> str:
     return errors[0] if len(errors) == 1 else "[" + ", ".join(errors) + "]"
 
 
+class _Listed(Sequence):
+    """The nodes where preemption might help as the columnar path lists them (names, and the
+    lowest priority of each node's pods): NodeInfos are looked up only for the nodes tried."""
+
+    def __init__(self, names: list[str], node_map: dict[str, NodeInfo], lowest) -> None:
+        self.names, self.node_map, self.lowest = names, node_map, lowest
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self.node_map[name] for name in self.names[i]]
+        return self.node_map[self.names[i]]
+
+
+class WalkStatuses(Mapping):
+    """The statuses of a dry run's walk (node name -> Status, in walk order) as the walk left
+    them: the nodes it passed, which of them hold no pod of lower priority (each given
+    ``without``), and the statuses of the nodes tried in vain. A walk passes thousands of nodes
+    in every failed cycle; the dict is made only if something iterates it, and ``groups``
+    gives the explanation what it lists without it."""
+
+    def __init__(self, passed: list[str], flags, without: Status, failed: dict[str, Status]) -> None:
+        self.passed, self.flags, self.without, self.failed = passed, flags, without, failed
+        self.without_count = int(np.count_nonzero(flags))
+        self._dict: dict[str, Status] | None = None
+
+    def _whole(self) -> dict[str, Status]:
+        if self._dict is None:
+            keep = self.flags.copy()
+            position = {name: p for p, name in enumerate(self.passed)} if self.failed else {}
+            for name in self.failed:
+                keep[position[name]] = True
+            self._dict = dict.fromkeys(compress(self.passed, keep.tolist()), self.without)
+            self._dict.update(self.failed)
+        return self._dict
+
+    def __getitem__(self, name: str) -> Status:
+        return self._whole()[name]
+
+    def __iter__(self):
+        return iter(self._whole())
+
+    def __len__(self) -> int:
+        return self.without_count + len(self.failed)
+
+    def groups(self, limit: int) -> list[tuple[Status, int, list[str]]] | None:
+        """(verdict, node count, the first ``limit`` node names in walk order) per distinct
+        verdict, or None where a node tried in vain got ``without`` itself."""
+        out: dict[Status, list[str]] = {}
+        for name, st in self.failed.items():
+            out.setdefault(st, []).append(name)
+        if self.without in out:
+            return None
+        groups = [(st, len(names), names[:limit]) for st, names in out.items()]
+        if self.without_count:
+            first = np.flatnonzero(self.flags)[:limit].tolist()
+            groups.insert(0, (self.without, self.without_count,
+                              list(map(self.passed.__getitem__, first))))
+        return groups
+
+
 class Evaluator:
     """preemption.Evaluator: runs Preempt for a plugin implementing ``Interface``."""
 
@@ -136,9 +201,12 @@ class Evaluator:
         """Evaluator.findCandidates: candidates, failed dry-run statuses, errors."""
         if not all_nodes:
             return [], {}, [MSG_NO_NODES]
-        potential = nodes_where_preemption_might_help(
-            all_nodes, d, getattr(self.handle.snapshot_shared_lister(), "node_info_map", None))
+        node_map = getattr(self.handle.snapshot_shared_lister(), "node_info_map", None)
         listed = d.unschedulable_nodes  # (the columnar path names them, in the same order)
+        if listed is not None and d.unschedulable_lowest is not None and node_map is not None:
+            potential: Sequence[NodeInfo] = _Listed(listed, node_map, d.unschedulable_lowest)
+        else:
+            potential = nodes_where_preemption_might_help(all_nodes, d, node_map)
         trace.potential_nodes = list(listed) if listed is not None and len(listed) == len(
             potential) else [ni.name for ni in potential]
         if not potential:
@@ -187,17 +255,20 @@ class Evaluator:
                                lower: Sequence[bool], none: Status
                                ) -> tuple[list[Candidate], dict[str, Status], list[str]]:
         """dry_run_preemption when the plugin tells at once which nodes hold a pod of lower
-        priority (``lower``): only those are tried; every other node the walk passes (from
-        ``offset`` round, until enough candidates are found) gets ``none`` (no victims), in
-        the order the walk passes it, as the node-by-node loop gives them."""
+        priority (``lower``, a flag per node): only those are tried; every other node the walk
+        passes (from ``offset`` round, until enough candidates are found) gets ``none`` (no
+        victims), in the order the walk passes it, as the node-by-node loop gives them."""
         n = len(potential)
+        lower = np.asarray(lower, bool)
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
-        failed: dict[int, Status] = {}
+        failed: dict[int, Status] = {}  # node position -> status, in walk order
         errs: list[str] = []
         walked = n  # how many nodes the walk passed, from offset round
         same: dict[Status, Status] = {}  # one object per verdict: the explanation groups by object
-        for i in [*compress(range(offset, n), lower[offset:]), *compress(range(offset), lower[:offset])]:
+        tried = np.flatnonzero(lower)
+        k = int(tried.searchsorted(offset))
+        for i in [*tried[k:].tolist(), *tried[:k].tolist()]:
             st, enough = self._try_node(state, pod, potential[i], pdbs, num, non_violating, violating,
                                         errs)
             if enough:
@@ -210,18 +281,14 @@ class Evaluator:
         # the nodes passed, in walk order: [offset, n) then [0, ...), as names and as flags
         wrap = max(0, offset + walked - n)
         passed = names[offset:offset + walked] + names[:wrap]
-        passed_lower = lower[offset:offset + walked] + lower[:wrap]
+        without = ~np.concatenate((lower[offset:offset + walked], lower[:wrap]))
         trace.evaluated = passed
-        # a status for each node passed without a lower-priority pod and each node tried in vain
-        keep = list(map(not_, passed_lower))
-        for i in failed:
-            keep[(i - offset) % n] = True
-        statuses = dict.fromkeys(compress(passed, keep), none)
+        statuses = WalkStatuses(passed, without, none, {names[i]: st for i, st in failed.items()})
         reasons: dict[str, int] = {}
-        for r in none.reasons if len(statuses) > len(failed) else ():
-            reasons[r] = reasons.get(r, 0) + len(statuses) - len(failed)
-        for i, st in failed.items():
-            statuses[names[i]] = st
+        if statuses.without_count:
+            for r in none.reasons:
+                reasons[r] = reasons.get(r, 0) + statuses.without_count
+        for st in failed.values():
             for r in st.reasons:
                 reasons[r] = reasons.get(r, 0) + 1
         trace.node_statuses, trace.node_reasons = statuses, reasons

@@ -305,6 +305,44 @@ def test_rejected_nodes_group_equal_verdicts_in_dry_run_order(node_statuses, wan
     assert _statuses_json(node_statuses) == want
 
 
+_NONE = Status(Code.UnschedulableAndUnresolvable, ("No preemption victims found for incoming pod",))
+_CPU = Status(Code.Unschedulable, ("Insufficient cpu",), "NodeResourcesFit")
+_SPREAD = Status(Code.Unschedulable, ("node(s) didn't match pod topology spread constraints",),
+                 "PodTopologySpread")
+
+
+@pytest.mark.parametrize("passed, failed", [
+    pytest.param(["n1", "n2", "n3"], {}, id="no node tried"),
+    pytest.param(["n3", "n4", "n0", "n1"], {"n4": _CPU, "n1": _SPREAD},
+                 id="tried in vain between nodes without victims, wrapped round"),
+    pytest.param(["n1", "n2", "n3", "n4"], {"n2": _CPU, "n3": _CPU, "n4": _CPU},
+                 id="every lower-priority node rejected alike"),
+    pytest.param(["n1", "n2"], {"n2": Status(_NONE.code, _NONE.reasons)},
+                 id="a node tried in vain given the no-victims verdict itself"),
+    pytest.param(["n1", "n2", "n3"], {"n2": _CPU, "n3": _CPU}, id="a candidate among them"),
+])
+def test_a_walks_statuses_kept_as_flags_read_as_the_node_by_node_dict(passed, failed) -> None:
+    """The statuses a dry run over nodes with lower-priority pods keeps (the nodes passed, flags
+    for those without such a pod, the failed tries) read, and explain, exactly as the dict the
+    node-by-node walk builds; a candidate (n1 in the last case) has no status."""
+    import numpy as np
+
+    from scheduler_core.plugins.defaultpreemption.explain import trace_to_json
+    from scheduler_core.plugins.defaultpreemption.preemption import PreemptionTrace, WalkStatuses
+    tried = set(failed) | ({"n1"} if len(passed) == 3 and len(failed) == 2 else set())
+    flags = np.array([name not in tried for name in passed])
+    kept = WalkStatuses(passed, flags, _NONE, dict(failed))
+    node_by_node = {name: failed.get(name, _NONE) for name in passed if name not in tried or
+                    name in failed}
+    assert list(kept.items()) == list(node_by_node.items())
+    last = list(node_by_node)[-1]
+    assert len(kept) == len(node_by_node) and kept[last] is node_by_node[last]
+    as_kept, as_dict = PreemptionTrace(), PreemptionTrace()
+    as_kept.node_statuses = WalkStatuses(passed, flags, _NONE, dict(failed))
+    as_dict.node_statuses = node_by_node
+    assert trace_to_json(as_kept)["rejectedNodes"] == trace_to_json(as_dict)["rejectedNodes"]
+
+
 def test_rejected_nodes_share_one_verdict_object_across_many_nodes() -> None:
     shared = Status(Code.Unschedulable, ("no victims",))
     other = Status(Code.Unschedulable, ("no victims",))
