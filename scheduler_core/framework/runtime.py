@@ -102,6 +102,8 @@ class Framework:
         self.objects = handle_data.objects
         self.rng = handle_data.rng
         self._snapshot = Snapshot(())
+        # (filter_status_without_pods: the plugins RemovePod changes, for one state and pod)
+        self._without_pods_plan: tuple | None = None
         self.plugins: dict[str, Any] = {}
         for name in profile.all_plugins():
             cls = reg.load_plugin_class(name)
@@ -212,12 +214,17 @@ class Framework:
         return run_pre_filter(self.points[reg.PRE_FILTER], state, pod, self._snapshot.list())
 
     def run_filter_plugins(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
-        """RunFilterPlugins: the first non-success status, stamped with its plugin. On the
-        fast path the leading node-static plugins' verdict comes from ``static_filter``."""
-        verdicts = self._static_memo.verdicts_for(pod) if self.fast else None
-        if verdicts is None:
-            return self._run_filters(state, pod, node_info, 0, len(self.points[reg.FILTER]))
+        """RunFilterPlugins: the first non-success status, stamped with its plugin."""
+        return self._run_filter_prefix(state, pod, node_info, len(self.points[reg.FILTER]))
+
+    def _run_filter_prefix(self, state: CycleState, pod: Pod, node_info: NodeInfo,
+                           stop: int) -> Status:
+        """RunFilterPlugins over the Filter plugins [0, stop). On the fast path the leading
+        node-static plugins' verdict comes from ``static_filter``."""
         prefix = static_prefix_length(self.points[reg.FILTER])
+        verdicts = self._static_memo.verdicts_for(pod) if self.fast and prefix <= stop else None
+        if verdicts is None:
+            return self._run_filters(state, pod, node_info, 0, stop)
         node = node_info.node
         hit = verdicts.get(node_info.name)
         if hit is None or hit[0] is not node:
@@ -225,7 +232,7 @@ class Framework:
                                                                       prefix))
         if hit[1].code:
             return hit[1]
-        return self._run_filters(state, pod, node_info, prefix, len(self.points[reg.FILTER]))
+        return self._run_filters(state, pod, node_info, prefix, stop)
 
     def _run_filters(self, state: CycleState, pod: Pod, node_info: NodeInfo, start: int,
                      stop: int) -> Status:
@@ -240,10 +247,50 @@ class Framework:
                 st = as_status(err)
             if st is None or not st.code:  # Code.Success is 0
                 continue
-            if not st.is_rejected():
-                st = _wrap(st, f'running "{pl.NAME}" filter plugin', pl.NAME)
-            return st.with_plugin(pl.NAME)
+            return _stamped(st, pl.NAME)
         return SUCCESS
+
+    def filter_status_without_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo,
+                                   removed: Sequence[PodInfo], memo: dict) -> Status | None:
+        """The rejection run_filter_plugins_with_nominated_pods would give node_info (the node
+        with removed taken off already) once the PreFilter extensions' RemovePod had taken off
+        each of removed, told without changing state; None where it cannot tell so (the caller
+        then runs the real thing): a nominated pod would be added to the node, a plugin whose
+        state RemovePod changes has no PreFilter state here or no ``filter_without_pods``, or
+        every plugin passes. ``memo`` is the plugins', kept as long as removed is the same."""
+        for pi in self.nominated_pods_for_node(node_info.name) or ():
+            if pi.pod.priority >= pod.priority and pi.pod.key != pod.key:
+                return None
+        plan = self._without_pods_plan
+        if plan is None or plan[0] is not state or plan[1] is not pod:  # (once per dry run)
+            changed = {name for name, _ in self._extensions("remove_pod", state)}
+            filters = self.points[reg.FILTER]
+            cut = next((i for i, pl in enumerate(filters) if pl.NAME in changed), len(filters))
+            plan = self._without_pods_plan = (state, pod, changed, cut)
+        _, _, changed, cut = plan
+        filters = self.points[reg.FILTER]
+        st = self._run_filter_prefix(state, pod, node_info, cut)
+        if st.code:
+            return st
+        skip = state.skip_filter_plugins
+        for pl in filters[cut:]:
+            if skip and pl.NAME in skip:
+                continue
+            try:
+                if pl.NAME in changed:
+                    answer = getattr(pl, "filter_without_pods", None)
+                    if answer is None:
+                        return None
+                    st = answer(state, pod, node_info, removed, memo)
+                    if st is None:
+                        return None
+                else:
+                    st = pl.filter(state, pod, node_info)
+            except Exception as err:  # noqa: BLE001 - as _run_filters
+                st = as_status(err)
+            if st is not None and st.code:
+                return _stamped(st, pl.NAME)
+        return None
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
                                                node_info: NodeInfo) -> Status:
@@ -492,6 +539,13 @@ def _no_node_msg(plugins: set[str]) -> str:
     if len(names) == 1:
         return f"node(s) didn't satisfy plugin {names[0]}"
     return f"node(s) didn't satisfy plugin(s) [{' '.join(names)}] simultaneously"
+
+
+def _stamped(st: Status, plugin: str) -> Status:
+    """A Filter plugin's rejection stamped with its name (anything else wrapped as an Error)."""
+    if not st.is_rejected():
+        st = _wrap(st, f'running "{plugin}" filter plugin', plugin)
+    return st.with_plugin(plugin)
 
 
 def _wrap(st: Status, prefix: str, plugin: str) -> Status:

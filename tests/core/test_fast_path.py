@@ -260,3 +260,31 @@ def test_the_dry_run_over_nodes_with_lower_priority_pods_gives_the_node_by_node_
     traces = batched["preemptions"].values()
     assert batched["evicted"] and any(t["candidates"] for t in traces)
     assert any(t["rejectedNodes"] and t["evaluatedCount"] > 1 for t in traces)  # nodes without victims
+
+
+@pytest.mark.parametrize("size, seed", [
+    pytest.param("dense-60x300", 1, id="dense: spread and resources reject most nodes"),
+    pytest.param("dense-40x200", 5, id="another seed and size"),
+])
+def test_nodes_rejected_without_their_lower_priority_pods_are_told_without_a_dry_run(
+        size, seed, monkeypatch) -> None:
+    """A node that stays rejected with every lower-priority pod off is answered from a kept copy
+    of the node without them (the filters, PodTopologySpread from its unchanged state) instead of
+    cloning and trying it; results and traces are those of trying every such node."""
+    from scheduler_core.plugins.defaultpreemption.default_preemption import DefaultPreemption
+
+    told = []
+    screen = DefaultPreemption.rejected_without_victims
+
+    def counted(self, state, pod, node_info):
+        st = screen(self, state, pod, node_info)
+        told.append(st.plugin if st is not None else None)
+        return st
+
+    text = to_yaml(generate(size, seed).objects)
+    monkeypatch.setattr(DefaultPreemption, "rejected_without_victims", counted)
+    screened = simulate(load_scenario(text), seed=seed, detail=True)
+    monkeypatch.setattr(DefaultPreemption, "rejected_without_victims", None)
+    tried = simulate(load_scenario(text), seed=seed, detail=True)
+    assert json.dumps(screened, sort_keys=True, default=str) == json.dumps(tried, sort_keys=True, default=str)
+    assert {"PodTopologySpread", "NodeResourcesFit"} <= set(told) and None in told

@@ -71,7 +71,27 @@ def _take_off_below(node_info: NodeInfo, priority: int, potential: list[PodInfo]
     return absent
 
 
+def _node_without_below(node_info: NodeInfo, priority: int, potential: list[PodInfo]
+                        ) -> tuple[NodeInfo, dict] | None:
+    """A NodeInfo of the node without its pods of lower priority than priority (potential,
+    _pods_below's list), not to be changed, and a memo for the filters that answer for it; both
+    kept beside that list until the node's pods change. None when one of them is not on the
+    node after all."""
+    below = node_info.below  # (_pods_below's: the node's pods have not changed since)
+    key = (_WITHOUT, priority)
+    found = below.get(key) if below is not None else None
+    if found is None:
+        left = node_info.clone()
+        if left.remove_pod_infos(potential) is not None:
+            return None
+        found = (left, {})
+        if below is not None:
+            below[key] = found
+    return found
+
+
 _LEFT = "left"  # (keys of NodeInfo.below: a priority -> the pods below it; (_LEFT, priority) -> the node without them)
+_WITHOUT = "without"  # ((_WITHOUT, priority) -> _node_without_below's NodeInfo and memo)
 
 
 # k8s.io/api/core/v1 PodReasonPreemptionByScheduler
@@ -169,6 +189,23 @@ class DefaultPreemption(Plugin):
                 if low is None:
                     lows[i] = nodes[i].lowest_pod_priority()
         return list(map(pod.priority.__gt__, lows)), _NO_VICTIMS
+
+    def rejected_without_victims(self, state: "CycleState", pod: Pod, node_info: NodeInfo
+                                 ) -> Status | None:
+        """The status select_victims_on_node gives node_info when the pod still does not fit
+        with every pod of lower priority off (as most nodes of a busy cluster do), told without
+        cloning the state or the node: the filters answer for a kept copy of the node without
+        those pods, the plugins whose state RemovePod would change answering from the state as
+        it is (``Framework.filter_status_without_pods``). None when it must be tried."""
+        screen = getattr(self.handle, "filter_status_without_pods", None)
+        potential = node_info.below.get(pod.priority) if node_info.below is not None else None
+        if screen is None or not potential:
+            return None
+        found = _node_without_below(node_info, pod.priority, potential)
+        if found is None:
+            return None
+        st = screen(state, pod, found[0], potential, found[1])
+        return st if st is not None and st.code != Code.Error else None
 
     def select_victims_on_node(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
                                pdbs: Sequence[PDB]) -> tuple[list[Pod], int, Status, dict]:

@@ -268,9 +268,15 @@ class Evaluator:
         same: dict[Status, Status] = {}  # one object per verdict: the explanation groups by object
         tried = np.flatnonzero(lower)
         k = int(tried.searchsorted(offset))
+        # (a node the plugin can tell is rejected even without its lower-priority pods is not tried)
+        hopeless = getattr(self.interface, "rejected_without_victims", None)
         for i in [*tried[k:].tolist(), *tried[:k].tolist()]:
-            st, enough = self._try_node(state, pod, potential[i], pdbs, num, non_violating, violating,
-                                        errs)
+            ni = potential[i]
+            st = hopeless(state, pod, ni) if hopeless is not None else None
+            if st is not None:
+                failed[i] = same.setdefault(st, st)
+                continue
+            st, enough = self._try_node(state, pod, ni, pdbs, num, non_violating, violating, errs)
             if enough:
                 walked = (i - offset) % n + 1
                 break

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from ...framework.interface import SUCCESS, Code, Status, new_status
-from ...framework.types import NodeInfo
+from ...framework.types import NodeInfo, PodInfo
 from ...k8s.nodeaffinity import RequiredNodeAffinity
 from ...k8s.types import HONOR, Node, Pod
 from .common import Constraint, count_pods_match_selector, node_labels_match_spread_constraints
@@ -156,6 +156,46 @@ def update_with_pod(s: PreFilterState, updated_pod: Pod, preemptor: Pod, node: N
         m = s.own_counts()[i]
         m[v] = m.get(v, 0) + delta
         s.critical_paths[i].update(v, m[v])
+
+
+def filter_node_without(s: PreFilterState, pod: Pod, node: Node, removed: Sequence[PodInfo],
+                        memo: dict) -> Status:
+    """filter_node once update_with_pod had taken each of removed (pods of node) off, told
+    without changing s: a count only falls, so the domain's count falls by the removed pods
+    that update_with_pod counts and the global minimum becomes the lower of the two
+    (criticalPaths keeps its minimum first under falling counts). ``memo`` keeps, per
+    (namespace, selector), how many of removed a constraint counts; it lives as long as
+    removed does."""
+    constraints = s.constraints
+    taken = [0] * len(constraints)
+    if node_labels_match_spread_constraints(node.labels, constraints):
+        required = None
+        for i, c in enumerate(constraints):
+            key = (pod.namespace, c.selector)
+            k = memo.get(key)
+            if k is None:
+                k = memo[key] = sum(1 for pi in removed if pi.pod.namespace == pod.namespace
+                                    and c.selector.matches(pi.pod.labels))
+            if k:
+                if required is None:
+                    required = RequiredNodeAffinity.from_pod(pod)
+                if c.match_node_inclusion_policies(pod, node, required):
+                    taken[i] = k
+    for i, c in enumerate(constraints):
+        tp_val = node.labels.get(c.topology_key)
+        if tp_val is None:
+            return new_status(Code.UnschedulableAndUnresolvable, ERR_REASON_NODE_LABEL_NOT_MATCH)
+        m = s.tp_value_to_match_num[i]
+        match_num = m.get(tp_val, 0) - taken[i]
+        if taken[i]:
+            domains = len(m) + (tp_val not in m)
+            min_match_num = 0 if domains < c.min_domains else \
+                min(s.critical_paths[i].paths[0].match_num, match_num)
+        else:
+            min_match_num = s.min_match_num(i, c.min_domains)
+        if match_num + self_match_num(c, pod) - min_match_num > c.max_skew:
+            return new_status(Code.Unschedulable, ERR_REASON_CONSTRAINTS_NOT_MATCH)
+    return SUCCESS
 
 
 def self_match_num(c: Constraint, pod: Pod) -> int:

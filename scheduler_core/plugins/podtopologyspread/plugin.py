@@ -20,7 +20,8 @@ from . import explain as explain_mod
 from .common import Constraint, build_default_constraints, filter_topology_spread_constraints
 from .domain_cache import DomainCountCache
 from .filtering import (ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH,
-                        PreFilterState, cal_pre_filter_state, filter_node, update_with_pod)
+                        PreFilterState, cal_pre_filter_state, filter_node, filter_node_without,
+                        update_with_pod)
 from .scoring import (PreScoreState, count_all_nodes, init_pre_score_state, normalize_scores,
                       raw_score)
 
@@ -115,6 +116,19 @@ class PodTopologySpread(Plugin):
             return _error(e)
         update_with_pod(s, pi.pod, pod, node_info.node, delta)
         return SUCCESS
+
+    def filter_without_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo,
+                            removed: Sequence[PodInfo], memo: dict) -> Status | None:
+        """Filter as it would answer once RemovePod had taken each of removed off node_info
+        (node_info is the node without them already), the state left as it is; None without
+        the PreFilter state (the real RemovePod then says what is wrong)."""
+        try:
+            s = state.read(PRE_FILTER_STATE_KEY)
+        except KeyError:
+            return None
+        if not s.constraints:
+            return SUCCESS
+        return filter_node_without(s, pod, node_info.node, removed, memo)
 
     def filter(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> Status:
         """Filter: check each hard constraint's skew on this node's domain, in order."""

@@ -446,3 +446,35 @@ def test_filter_without_pre_filter_state_is_an_error() -> None:
         Code.Error, ('reading "PreFilterPodTopologySpread" from cycleState: not found',))
     assert pl.score(CycleState(), my_pod(ZONE1), ni) == (0, Status(
         Code.Error, ('error reading "PreScorePodTopologySpread" from cycleState: not found',)))
+
+
+def _removals(case: Case) -> list[tuple[str, list[Pod]]]:
+    """(node, pods taken off it): all of each node's pods, and every other one of them."""
+    out = []
+    for n in case.nodes:
+        on = [p for p in case.existing if p.node_name == n.name]
+        out += [(n.name, on), (n.name, on[::2])] if on else [(n.name, [])]
+    return out
+
+
+@pytest.mark.parametrize("case", SEED_CASES + MULTI_CASES + MIN_DOMAINS_CASES,
+                         ids=lambda c: c.name)
+def test_filter_without_pods_answers_as_remove_pod_then_filter(case: Case) -> None:
+    """Preemption asks whether a node stays rejected once pods are taken off it without
+    changing the state: the answer is Filter's after RemovePod of each, on every node, whether
+    the pods taken off match the selectors or not; the state is left as it was."""
+    pl = new_plugin(case.nodes, case.existing)
+    state = CycleState()
+    pl.pre_filter(state, case.pod, pl.handle.snapshot_shared_lister().list())
+    before = summary(state.read("PreFilterPodTopologySpread"))
+    for name, taken in _removals(case):
+        ni = pl.handle.snapshot_shared_lister().get(name)
+        infos = [pi for pi in ni.pods if pi.pod in taken]
+        left = ni.clone()
+        assert left.remove_pod_infos(infos) is None
+        removed = state.clone()
+        for pi in infos:
+            pl.remove_pod(removed, case.pod, pi, left)
+        want = pl.filter(removed, case.pod, left)
+        assert (name, pl.filter_without_pods(state, case.pod, left, infos, {})) == (name, want)
+    assert summary(state.read("PreFilterPodTopologySpread")) == before
