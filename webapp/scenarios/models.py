@@ -5,6 +5,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from .large_json import LargeJSONEncoder
 from .texts import StoredTextField
 
 
@@ -194,7 +195,7 @@ class Run(models.Model):
     edits = models.JSONField(null=True, blank=True, editable=False)
     params = models.JSONField(default=dict, blank=True)  # {"seed": int, "options": {...}}
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
-    result = models.JSONField(null=True, blank=True)  # whatever the engine returned
+    result = models.JSONField(null=True, blank=True, encoder=LargeJSONEncoder)  # whatever the engine returned
     # A sweep cell's row (pods scheduled and pending, max skew per constraint), worked out once it succeeded
     summary = models.JSONField(null=True, blank=True, editable=False)
     error = models.TextField(blank=True, default="")
@@ -413,7 +414,7 @@ class RunPage(models.Model):
     result (a page reads these rows, a fraction of the result; webapp/front/run_page.py)."""
 
     run = models.OneToOneField(Run, models.CASCADE, primary_key=True, related_name="page")
-    data = models.JSONField()
+    data = models.JSONField(encoder=LargeJSONEncoder)
     # a large result as the API sends it, deflated by the worker once stored (results_cache.keep_deflated): the raw
     # deflate stream of '{"result":' and the result's JSON text, flushed to a byte boundary and not finished, with
     # the CRC-32 and length of what it holds, and the run's finish time it was made for

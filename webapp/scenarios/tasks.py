@@ -2,6 +2,7 @@ import logging
 import time
 from datetime import timedelta
 
+import psycopg
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -9,8 +10,9 @@ from django.db import DatabaseError, InterfaceError, OperationalError, connectio
 from django.db.models import F
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
+from psycopg.types.json import Jsonb
 
-from . import compare, engine, results_cache, runs
+from . import compare, engine, large_json, results_cache, runs
 from .manifests import edits, pods
 from .models import Analysis, AnalysisPart, PodExplanation, Run, RunPage
 from .signals import run_computed
@@ -88,13 +90,32 @@ def page_of(run, result):
 
 def _finish(run_id, page, **outcome):
     """Store a run's outcome (and its page's rows) in one transaction, if the run is still running here."""
+    result = outcome.pop("result", None)
+    bound = result is not None and connection.vendor == "postgresql"
+    if not bound:
+        outcome["result"] = result
     with transaction.atomic():
         done = Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(**outcome)
+        if done and bound:
+            _write_result(run_id, result)
         if done:
             RunPage.objects.filter(run_id=run_id).delete()
             if page is not None:
                 RunPage.objects.create(run_id=run_id, data=page)
     return done
+
+
+def _write_result(run_id, result):
+    """UPDATE the run's result on PostgreSQL with the JSON as a bound parameter: Django's cursor quotes a
+    parameter into the statement's text, which the server then scans (a 136 MB result: 4 to 5.5 s against 1.7 s
+    bound)."""
+    meta = Run._meta
+    sql = (f"UPDATE {connection.ops.quote_name(meta.db_table)} SET "
+           f"{connection.ops.quote_name(meta.get_field('result').column)} = %s WHERE id = %s")
+    bound = psycopg.Cursor(connection.connection)  # (Django's cursors are psycopg's ClientCursor)
+    with (connection.make_debug_cursor(bound) if connection.queries_logged else connection.make_cursor(bound)
+          ) as cursor:  # (Django's wrapper: its execute wrappers run, its errors are Django's)
+        cursor.execute(sql, [Jsonb(result, dumps=large_json.dumps), run_id])
 
 
 STORE_ATTEMPTS = 4
