@@ -122,10 +122,12 @@ def pods_per_domain_json(node_infos: Iterable[NodeInfo]) -> dict[str, dict]:
 
 
 def spread_domains_json(pods: Iterable[Pod], profiles: Mapping, objects,
-                        node_infos: list[NodeInfo]) -> tuple[list[dict], dict[str, list[int]]]:
+                        node_infos: list[NodeInfo], matching=None
+                        ) -> tuple[list[dict], dict[str, list[int]]]:
     """(constraints, pod key -> indices into them) for the pods pending at the start whose
     profile runs PodTopologySpread (own constraints or cluster defaults). Pods of one
-    workload share the loader's objects, so each distinct group is counted once."""
+    workload share the loader's objects, so each distinct group is counted once.
+    ``matching``: as cal_pre_filter_state's (per-node counts the caller keeps)."""
     plugins: dict[str, PodTopologySpread | None] = {}
     groups: dict[tuple, list[int]] = {}  # the loader's shared objects -> indices
     counted: dict[tuple, list[int]] = {}  # what counting depends on -> indices
@@ -143,7 +145,7 @@ def spread_domains_json(pods: Iterable[Pod], profiles: Mapping, objects,
                id(pod.node_selector), id(pod.tolerations))
         found = groups.get(key)
         if found is None:
-            found = groups[key] = _indices(pl, pod, node_infos, counted, entries, out)
+            found = groups[key] = _indices(pl, pod, node_infos, counted, entries, out, matching)
         for i in found:
             workloads = out[i]["workloads"]
             w = workload_of(pod)
@@ -165,8 +167,8 @@ def _plugin(cache: dict, profiles: Mapping, objects, name: str) -> PodTopologySp
 
 
 def _indices(pl: PodTopologySpread, pod: Pod, node_infos: list[NodeInfo],
-             counted: dict[tuple, list[int]], entries: dict[tuple, int], out: list[dict]
-             ) -> list[int]:
+             counted: dict[tuple, list[int]], entries: dict[tuple, int], out: list[dict],
+             matching=None) -> list[int]:
     """Indices of the pod's constraints in ``out``, counted once per distinct set of
     constraints, namespace and (where a policy honours them) node affinity and tolerations."""
     by_action = [(a, pl.get_constraints(pod, a)) for a in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)]
@@ -183,16 +185,16 @@ def _indices(pl: PodTopologySpread, pod: Pod, node_infos: list[NodeInfo],
     found = counted.get(key)
     if found is None:
         found = counted[key] = [i for action, constraints in by_action if constraints
-                                for i in _count(pod, constraints, node_infos, entries, out)]
+                                for i in _count(pod, constraints, node_infos, entries, out, matching)]
     return found
 
 
 def _count(pod: Pod, constraints: list[Constraint], node_infos: list[NodeInfo],
-           entries: dict[tuple, int], out: list[dict]) -> list[int]:
+           entries: dict[tuple, int], out: list[dict], matching=None) -> list[int]:
     """Count one action's constraints as PreFilter does (nodes with every one of their
     topology keys, node inclusion policies applied) and add those not seen yet."""
     found = []
-    s = cal_pre_filter_state(pod, constraints, node_infos)
+    s = cal_pre_filter_state(pod, constraints, node_infos, matching=matching)
     for i, c in enumerate(constraints):
         counts = dict(sorted(s.tp_value_to_match_num[i].items()))
         entry = _entry(pod, c, counts, s.min_match_num(i, c.min_domains) if counts else 0)

@@ -379,13 +379,20 @@ class Simulation:
         pods = self.scenario.pods
         info = final_state.pod_info_json(pods)
         spread, by_pod = final_state.spread_domains_json(
-            pods, self.scenario.config.profiles, self.scenario, list(self.node_infos.values()))
+            pods, self.scenario.config.profiles, self.scenario, list(self.node_infos.values()),
+            self._matching_counts())
         for key, indices in by_pod.items():
             info[key]["spread"] = indices
         return {"podInfo": info,
                 "boundPods": final_state.bound_pods_json(pods, self.evicted_by),
                 "spreadDomains": spread,
                 "podsPerDomain": final_state.pods_per_domain_json(self.node_infos.values())}
+
+    def _matching_counts(self):
+        """(selector, namespace) -> how many pods of each node (in node_infos order) the
+        selector matches, where this simulation keeps them (the columnar one does); None: the
+        final state counts each node's pods."""
+        return None
 
 
 def _skipped(score_plugins, scored) -> list[str]:

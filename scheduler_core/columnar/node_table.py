@@ -253,7 +253,13 @@ class NodeTable:
         self.room_pods[i] -= sign
         pod = pi.pod
         self._moves.append((i, self._class_of(pod), sign))
-        self._lowest_changed.add(i)
+        lowest = self._lowest
+        if lowest is not None:  # (a pod added lowers the node's lowest at most; one taken off
+            if sign > 0:       # may raise it, which the node's pods then say)
+                if pod.priority < lowest[i]:
+                    lowest[i] = pod.priority
+            elif pod.priority <= lowest[i]:
+                self._lowest_changed.add(i)
         if _has_host_port(pi):
             self.port_nodes.add(i)
         if pi.required_affinity_terms or pi.preferred_affinity_terms or \

@@ -128,6 +128,11 @@ class ColumnarSimulation(Simulation):
             ni for ni in s.node_info_list if ni.pods_with_required_anti_affinity]
         self._members = None
 
+    def _matching_counts(self):
+        """The node table's matching-pod counts (its nodes are node_infos', in the same order)."""
+        table = self.ctx.table
+        return lambda selector, namespace: table.matcher(namespace, selector).counts.tolist()
+
     # --- explanation ---------------------------------------------------------------------
     def _explain(self, fwk: Framework, state: CycleState, pod: Pod, record: ColumnarRecord,
                  cyc: dict) -> dict:

@@ -45,12 +45,6 @@ def _class_key(pod: Pod) -> Hashable:
     return key
 
 
-def _group_key(pi: PodInfo) -> Hashable | None:
-    if not (pi.required_affinity_terms or pi.required_anti_affinity_terms
-            or pi.preferred_affinity_terms or pi.preferred_anti_affinity_terms):
-        return None
-    return ("group", pi.required_affinity_terms, pi.required_anti_affinity_terms,
-            pi.preferred_affinity_terms, pi.preferred_anti_affinity_terms)
 
 
 class PodCounts:
@@ -73,6 +67,11 @@ class PodCounts:
         # following a Snapshot's change log: its node list, the log, how much of it is read
         self._log_of: tuple[Sequence[NodeInfo], list[NodeInfo]] | None = None
         self._log_read = 0
+        # a group's key is a number, one per distinct four term tuples (hashing the tuples, term
+        # by term, cost more than the counting): per identities of the four tuples (pods of a
+        # workload share them), the tuples and the number
+        self._group_of_terms: dict[tuple[int, int, int, int], tuple[tuple, int]] = {}
+        self._group_ids: dict[tuple, int] = {}
 
     # --- keeping up with the nodes ------------------------------------------------------
 
@@ -157,13 +156,26 @@ class PodCounts:
                 self._classes[key] = pi.pod
             out[key] = out.get(key, 0) + 1
         for pi in ni.pods_with_affinity:
-            key = _group_key(pi)
+            key = self._group_key(pi)
             if key is None:
                 continue
             if key not in self._groups:
                 self._groups[key] = pi
             out[key] = out.get(key, 0) + 1
         return out
+
+    def _group_key(self, pi: PodInfo) -> int | None:
+        """The number of the pod's group (its four term tuples), None without terms."""
+        terms = (pi.required_affinity_terms, pi.required_anti_affinity_terms,
+                 pi.preferred_affinity_terms, pi.preferred_anti_affinity_terms)
+        if not any(terms):
+            return None
+        ids = tuple(map(id, terms))
+        hit = self._group_of_terms.get(ids)
+        if hit is None:
+            key = self._group_ids.setdefault(terms, len(self._group_ids))
+            hit = self._group_of_terms[ids] = (terms, key)  # (it keeps the tuples, and their ids)
+        return hit[1]
 
     def _apply(self, key: Hashable, name: str, labels: Mapping[str, str], d: int) -> None:
         per_node = self._on_nodes.setdefault(key, {})

@@ -6,10 +6,11 @@ Mirrors kube-scheduler v1.34 ``pkg/scheduler/framework/plugins/podtopologyspread
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Callable, Sequence
 
 from ...framework.interface import SUCCESS, Code, Status, new_status
 from ...framework.types import NodeInfo, PodInfo
+from ...k8s.labels import Selector
 from ...k8s.nodeaffinity import RequiredNodeAffinity
 from ...k8s.types import HONOR, Node, Pod
 from .common import Constraint, count_pods_match_selector, node_labels_match_spread_constraints
@@ -89,8 +90,10 @@ class PreFilterState:
 
 
 def node_topology_counts(pod: Pod, node_info: NodeInfo, constraints: Sequence[Constraint],
-                         required: RequiredNodeAffinity) -> list[tuple[int, str, int]]:
-    """processNode: (constraint index, topology value, matching pods) for one node."""
+                         required: RequiredNodeAffinity, counted: Sequence[Sequence[int]] | None = None,
+                         j: int = 0) -> list[tuple[int, str, int]]:
+    """processNode: (constraint index, topology value, matching pods) for one node; ``counted[i][j]``,
+    when given, is how many of its pods constraint i's selector matches (this node being node j)."""
     node = node_info.node
     if node is None or not node_labels_match_spread_constraints(node.labels, constraints):
         return []
@@ -98,18 +101,22 @@ def node_topology_counts(pod: Pod, node_info: NodeInfo, constraints: Sequence[Co
     for i, c in enumerate(constraints):
         if not c.match_node_inclusion_policies(pod, node, required):
             continue
-        count = count_pods_match_selector(node_info.pods, c.selector, pod.namespace)
+        count = counted[i][j] if counted is not None else \
+            count_pods_match_selector(node_info.pods, c.selector, pod.namespace)
         out.append((i, node.labels[c.topology_key], count))
     return out
 
 
 def cal_pre_filter_state(pod: Pod, constraints: list[Constraint],
                          all_nodes: Sequence[NodeInfo],
-                         cache: DomainCountCache | None = None) -> PreFilterState:
+                         cache: DomainCountCache | None = None,
+                         matching: Callable[[Selector, str], Sequence[int]] | None = None
+                         ) -> PreFilterState:
     """calPreFilterState: per-domain matching counts over eligible nodes and critical paths.
 
     With ``cache`` (the fast path) the counts come from the incrementally kept totals,
-    equal to the recount below."""
+    equal to the recount below. ``matching(selector, namespace)``, when given, says how many
+    pods of each of all_nodes countPodsMatchSelector counts (kept by the caller) instead."""
     s = PreFilterState(constraints, [], [{} for _ in constraints])
     if not constraints:
         return s
@@ -120,8 +127,10 @@ def cal_pre_filter_state(pod: Pod, constraints: list[Constraint],
             key, len(constraints), all_nodes,
             lambda ni: tuple(node_topology_counts(pod, ni, constraints, required)))
     else:
-        for ni in all_nodes:
-            for i, value, count in node_topology_counts(pod, ni, constraints, required):
+        counted = [matching(c.selector, pod.namespace) for c in constraints] \
+            if matching is not None else None
+        for j, ni in enumerate(all_nodes):
+            for i, value, count in node_topology_counts(pod, ni, constraints, required, counted, j):
                 m = s.tp_value_to_match_num[i]
                 m[value] = m.get(value, 0) + count
     for m in s.tp_value_to_match_num:
