@@ -266,7 +266,12 @@ class ColumnarScheduler:
                 if st.code == Code.Unschedulable:
                     retry.append(int(s))
             if retry:  # those nodes in index order, each with its status id (worked out once)
-                sel = (ids == retry[0]) if len(retry) == 1 else np.isin(ids, retry)
+                if len(retry) == 1:
+                    sel = ids == retry[0]
+                else:  # (a lookup per status id: np.isin sorts)
+                    wanted = np.zeros(len(counts), bool)
+                    wanted[retry] = True
+                    sel = wanted[ids]
                 unschedulable, unschedulable_ids = failed[sel], ids[sel]
                 order = np.argsort(unschedulable, kind="stable")
                 unschedulable = unschedulable[order]

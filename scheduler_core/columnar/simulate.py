@@ -155,10 +155,10 @@ class ColumnarSimulation(Simulation):
             if ids is None:
                 ids = record.filters.statuses(failed)
             for s in (np.bincount(ids)).nonzero()[0]:
-                nodes = np.sort(failed[ids == s])
+                nodes = failed[ids == s]
                 groups.append((statuses.get(int(s)), len(nodes),
-                               table.names_of(nodes[:trace.MAX_NODE_NAMES])))
-        passed = table.names_of(np.sort(record.feasible)[:trace.MAX_NODE_NAMES])
+                               table.names_of(_smallest(nodes, trace.MAX_NODE_NAMES))))
+        passed = table.names_of(_smallest(record.feasible, trace.MAX_NODE_NAMES))
         chosen = cyc.get("node") if cyc.get("result") == SCHEDULED else None
         return trace.explanation_json(
             cyc, table.n, len(record.feasible), trace.rejected_json(groups), passed,
@@ -236,6 +236,13 @@ class _SpreadFromColumns:
             s.critical_paths.append(paths)
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, SUCCESS
+
+
+def _smallest(idx: np.ndarray, k: int) -> np.ndarray:
+    """The k smallest of idx (distinct node indices), in order, without sorting them all."""
+    if len(idx) <= k:
+        return np.sort(idx)
+    return np.sort(np.partition(idx, k - 1)[:k])
 
 
 def _best(totals: np.ndarray, k: int) -> list[int]:

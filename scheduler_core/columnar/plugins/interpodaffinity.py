@@ -39,6 +39,22 @@ def _terms(pod: Pod):
     return pa, paa
 
 
+class _Picked(Sequence):
+    """The NodeInfos of node indices idx, looked up when read (the reference PreScore reads the
+    snapshot's nodes, not these: a list of thousands made every cycle went unread)."""
+
+    def __init__(self, infos: Sequence, idx: np.ndarray) -> None:
+        self.infos, self.idx = infos, idx
+
+    def __len__(self) -> int:
+        return len(self.idx)
+
+    def __getitem__(self, k):  # type: ignore[override]
+        if isinstance(k, slice):
+            return [self.infos[i] for i in self.idx[k].tolist()]
+        return self.infos[int(self.idx[k])]
+
+
 class InterPodAffinity(ColumnarPlugin):
     NAME = INTER_POD_AFFINITY
     SCORES_IN_RANGE = False  # the reference NormalizeScore
@@ -47,6 +63,9 @@ class InterPodAffinity(ColumnarPlugin):
         super().__init__(ref, ctx)
         # topology key -> (the counts' value names, their column value ids): _value_slots
         self._slots: dict[str, tuple[list[str], np.ndarray]] = {}
+        # the last PreFilter state's verdicts: Filter, then the statuses of a failed cycle, read
+        # the same state (a PreFilter writes a new one; AddPod and RemovePod change clones only)
+        self._last: tuple[filtering.PreFilterState | None, np.ndarray] = (None, np.zeros(0, np.int8))
 
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence):
         pa, paa = _terms(pod)
@@ -71,7 +90,14 @@ class InterPodAffinity(ColumnarPlugin):
 
     def _verdicts(self, s: filtering.PreFilterState) -> np.ndarray:
         """Per node: 0 passes, else 1 + which check fails first (filter_node's order:
-        the pod's affinity, its anti-affinity, existing pods' anti-affinity)."""
+        the pod's affinity, its anti-affinity, existing pods' anti-affinity). Not to be changed."""
+        if self._last[0] is s:
+            return self._last[1]
+        out = self._work_out_verdicts(s)
+        self._last = (s, out)
+        return out
+
+    def _work_out_verdicts(self, s: filtering.PreFilterState) -> np.ndarray:
         table = self.ctx.table
         out = np.zeros(table.n, np.int8)
         terms = s.pod_info.required_affinity_terms
@@ -126,8 +152,7 @@ class InterPodAffinity(ColumnarPlugin):
         if not preferred and (self.ref.args.ignore_preferred_terms_of_existing_pods
                               or self.ctx.table.affinity_pods == 0):
             return Status(Code.Skip)
-        infos = self.ctx.node_infos
-        return self.ref.pre_score(state, pod, [infos[i] for i in idx])
+        return self.ref.pre_score(state, pod, _Picked(self.ctx.node_infos, idx))
 
     def _value_slots(self, tk: str, names: list[str]) -> np.ndarray:
         """The column value id of each of names (the counts' values of topology key tk, in

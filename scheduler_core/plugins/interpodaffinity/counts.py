@@ -67,9 +67,11 @@ class PodCounts:
         # following a Snapshot's change log: its node list, the log, how much of it is read
         self._log_of: tuple[Sequence[NodeInfo], list[NodeInfo]] | None = None
         self._log_read = 0
-        # a group's key is a number, one per distinct four term tuples (hashing the tuples, term
-        # by term, cost more than the counting): per identities of the four tuples (pods of a
-        # workload share them), the tuples and the number
+        # a class's key is an even number, a group's an odd one, one per distinct class key or four
+        # term tuples (hashing those, term by term, cost more than the counting): per PodInfo its
+        # class's, and per identities of the four tuples (pods of a workload share them) the group's
+        self._class_of_pod: dict[int, tuple[PodInfo, int]] = {}
+        self._class_ids: dict[Hashable, int] = {}
         self._group_of_terms: dict[tuple[int, int, int, int], tuple[tuple, int]] = {}
         self._group_ids: dict[tuple, int] = {}
 
@@ -150,10 +152,12 @@ class PodCounts:
 
     def _contribution(self, ni: NodeInfo) -> dict:
         out: dict = {}
+        known = self._class_of_pod
         for pi in ni.pods:
-            key = _class_key(pi.pod)
-            if key not in self._classes:
-                self._classes[key] = pi.pod
+            hit = known.get(id(pi))
+            if hit is None:
+                hit = known[id(pi)] = (pi, self._class_id(pi.pod))  # (it keeps pi, and its id)
+            key = hit[1]
             out[key] = out.get(key, 0) + 1
         for pi in ni.pods_with_affinity:
             key = self._group_key(pi)
@@ -164,6 +168,15 @@ class PodCounts:
             out[key] = out.get(key, 0) + 1
         return out
 
+    def _class_id(self, pod: Pod) -> int:
+        """The number of the pod's class (an even number; groups have odd ones)."""
+        key = _class_key(pod)
+        found = self._class_ids.get(key)
+        if found is None:
+            found = self._class_ids[key] = 2 * len(self._class_ids)
+            self._classes[found] = pod
+        return found
+
     def _group_key(self, pi: PodInfo) -> int | None:
         """The number of the pod's group (its four term tuples), None without terms."""
         terms = (pi.required_affinity_terms, pi.required_anti_affinity_terms,
@@ -173,7 +186,7 @@ class PodCounts:
         ids = tuple(map(id, terms))
         hit = self._group_of_terms.get(ids)
         if hit is None:
-            key = self._group_ids.setdefault(terms, len(self._group_ids))
+            key = self._group_ids.setdefault(terms, 2 * len(self._group_ids) + 1)
             hit = self._group_of_terms[ids] = (terms, key)  # (it keeps the tuples, and their ids)
         return hit[1]
 
