@@ -152,3 +152,55 @@ class FinalSpreadTestCase(BaseTestCase):
         # minDomains 5 over 3 zones: the global minimum is 0 at the end too, so the skew is the largest count
         self.assertContains(r, 'Global minimum <strong>0</strong> (fewer domains than minDomains); '
                                'skew <strong class="ok-text">2</strong> ≤ maxSkew 2', html=False)
+
+
+def _hostname_spread_cluster(nodes: int) -> str:
+    """``nodes`` nodes, three web pods on n55 before the run, and one pending web pod spread by hostname."""
+    items = [f"""- apiVersion: v1
+  kind: Node
+  metadata: {{name: n{i:02d}, labels: {{kubernetes.io/hostname: n{i:02d}, topology.kubernetes.io/zone: z1}}}}
+  status: {{allocatable: {{cpu: "4", memory: 8Gi, pods: "110"}}}}""" for i in range(nodes)]
+    items += [f"""- apiVersion: v1
+  kind: Pod
+  metadata: {{name: web-{i}, namespace: default, labels: {{app: web}}}}
+  spec: {{nodeName: n55, containers: [{{name: web, image: nginx}}]}}""" for i in range(3)]
+    items.append("""- apiVersion: v1
+  kind: Pod
+  metadata: {name: web-new, namespace: default, labels: {app: web}}
+  spec:
+    containers: [{name: web, image: nginx}]
+    topologySpreadConstraints:
+    - {maxSkew: 1, topologyKey: kubernetes.io/hostname, whenUnsatisfiable: DoNotSchedule,
+       labelSelector: {matchLabels: {app: web}}}""")
+    return "apiVersion: v1\nkind: List\nitems:\n" + "\n".join(items) + "\n"
+
+
+class FinalSpreadOfManyDomainsTestCase(BaseTestCase):
+    """A hostname constraint has a domain per node: the run's end lists 50 of them, those over maxSkew first."""
+
+    @classmethod
+    def setUpTestData(cls):
+        super().setUpTestData()
+        text = _hostname_spread_cluster(60)
+        scenario = services.create_scenario(team=cls.team, name="hostnames", manifests=text, author=cls.owner)
+        cls.the_run = Run.objects.create(scenario=scenario, revision=scenario.head(), status="succeeded",
+                                         result=engine.simulate(text))
+
+    def _final_rows(self, url):
+        self.client.force_login(self.viewer)
+        html = self.client.get(url).content.decode()
+        final = html[html.index('id="spread-final"'):html.index("</section>", html.index('id="spread-final"'))]
+        return final, final.count('<th scope="row">')
+
+    def test_it_lists_fifty_domains_over_max_skew_first_and_says_how_many_there_are(self):
+        final, rows = self._final_rows(f"/runs/{self.the_run.pk}/topology/?pod=default/web-new")
+        self.assertEqual(rows, 50)
+        self.assertIn("50 of 60 domains listed (those over maxSkew first, then by name)", final)
+        # n55 (3 web pods; the global minimum is 0) is past the first 50 by name, and listed first
+        self.assertEqual(final.index('<th scope="row">'), final.index('<th scope="row">n55</th>'))
+        self.assertIn('<tr class="too-skewed">\n          <th scope="row">n55</th>', final)
+
+    def test_it_lists_every_domain_when_asked_for_all(self):
+        final, rows = self._final_rows(f"/runs/{self.the_run.pk}/topology/?pod=default/web-new&all=1")
+        self.assertEqual(rows, 60)
+        self.assertNotIn("domains listed", final)

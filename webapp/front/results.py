@@ -442,6 +442,17 @@ def final_spread_view(entry):
             "workloads": entry.get("workloads") or []}
 
 
+def listed_domains(view, limit):
+    """A final_spread_view listing at most ``limit`` (None: all) of its domains (a hostname constraint of a 5,000-node cluster
+    has 5,000): those over maxSkew first, then the others, each by name; ``domain_count`` says how many there
+    are. The bars keep the scale of every domain."""
+    rows = view["domains"]
+    if limit is None or len(rows) <= limit:
+        return {**view, "domain_count": len(rows), "domains_truncated": False}
+    listed = ([r for r in rows if r["over"]] + [r for r in rows if not r["over"]])[:limit]
+    return {**view, "domains": listed, "domain_count": len(rows), "domains_truncated": True}
+
+
 def pending_groups(result, meta=None):
     """The pods the run left unscheduled, grouped by the engine's message (most pods first): each group with
     its pods, the message, and the causes read from the explanation of its first explained pod (the root

@@ -15,8 +15,9 @@ from .sharing import share_context, shareable, shared_scenario_or_404
 from .views import get_scenario
 
 
-# drawn on the topology and timeline pages, unless ?all=1: nodes per domain, pods in the pending tray
-TOPOLOGY_NODES, TOPOLOGY_PENDING = 50, 200
+# drawn on the topology and timeline pages, unless ?all=1: nodes per domain, pods in the pending tray; and the
+# domains listed per spread constraint at the run's end (a hostname constraint has one per node)
+TOPOLOGY_NODES, TOPOLOGY_PENDING, FINAL_SPREAD_DOMAINS = 50, 200, 50
 # what the pod page reads of a result besides the pod's own entries (read together when read by parts)
 POD_PAGE_PARTS = ("pods", "cycles", "nodes", "events")
 BOUND_POD_PARTS = ("boundPods", "nodes")  # (the page of a pod bound before the run)
@@ -122,7 +123,8 @@ def topology_context(run, result, key, step, pod, show_all=False, keep=(), share
         "spread_pod": spread_pod or pod, "spread_pod_ns": (spread_pod or pod or "/").split("/", 1)[0],
         "spread_pod_name": (spread_pod or pod or "/").split("/", 1)[1], "spread_cycle": cycle and cycle.get("cycle"),
         "spreads": [results.spread_view(c, result) for c in constraints],
-        "final_spreads": final if step is None else [],
+        "final_spreads": [results.listed_domains(f, None if show_all else FINAL_SPREAD_DOMAINS) for f in final]
+        if step is None else [],
         "spread_pods": candidates,
         "spread_explaining": explaining, "spread_error": explain_error, "spread_not_evaluated": not_evaluated,
         "nominated_pods": nominated_pods, "nominated_nodes": nominated_nodes, "show_all": show_all,
