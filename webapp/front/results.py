@@ -411,13 +411,17 @@ def spread_view(constraint, result):
 
 
 def _bars(rows, band):
+    top = _top(rows, band)  # (once: worked out per row, 5,000 hostname domains took 1.1 s)
     for row in rows:
-        row["pct"] = _pct(row["count"], rows, band)
+        row["pct"] = round(100 * row["count"] / top)
+
+
+def _top(rows, band):
+    return max([r["count"] for r in rows] + [band, 1])
 
 
 def _pct(value, rows, band):
-    top = max([r["count"] for r in rows] + [band, 1])
-    return round(100 * value / top)
+    return round(100 * value / _top(rows, band))
 
 
 def final_spreads(result, pod):
