@@ -78,6 +78,25 @@ class DraftViewsTestCase(BaseTestCase):
         r = self.client.get(self.base)
         self.assertRegex(r.content.decode(), r'<span class="big ok-text">1</span> scheduled')
 
+    def test_the_editor_lists_the_first_changed_pods_and_sends_the_rest_to_the_compare_page(self):
+        scenario = services.create_scenario(team=self.team, name="Two web pods", manifests=TWO_PODS,
+                                            author=self.owner)
+        base = f"/scenarios/{scenario.pk}/draft/"
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
+            with self.captureOnCommitCallbacks(execute=True):
+                self.client.post(base + "edit/", {"op": "add_gate", "workload": "app=web", "name": "hold"})
+        for run in Run.objects.filter(scenario=scenario):
+            tasks.execute_run(run.pk)
+        with mock.patch("webapp.front.views_edit.DRAFT_CHANGES_LISTED", 1):
+            page = self.client.get(base).content.decode()
+        self.assertIn("<strong>2</strong> newly pending", page)
+        self.assertEqual(page.count('<td data-label="Draft">pending</td>'), 1)
+        self.assertIn("The first 1 of 2 changed pods;", page)
+        self.assertIn("compare in detail</a> lists them all.", page)
+        page = self.client.get(base).content.decode()  # (200 listed: both, and no note)
+        self.assertEqual(page.count('<td data-label="Draft">pending</td>'), 2)
+        self.assertNotIn("changed pods;", page)
+
     def test_the_runs_panel_polls_until_both_runs_finish(self):
         self.client.post(self.base + "edit/", {"op": "cordon", "node": "node-a"})
         with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):

@@ -28,7 +28,9 @@ def draft_context(request, scenario, draft, **extra):
         before, after = results_cache.result_of(saved, by_parts=True), results_cache.result_of(mine, by_parts=True)
         if before and after:
             diff, skews = compare.compare(before, after), compare.skew_changes(before, after)
+    changes, total = _changes(diff, DRAFT_CHANGES_LISTED)
     return {
+        "changes": changes, "changes_total": total,
         "scenario": scenario, "draft": draft, "check": drafts.summary_of(draft),
         "history": drafts.history(draft), "version": version_of(draft),
         "shown": limits.in_browser_stored(draft, "manifests"),
@@ -36,6 +38,27 @@ def draft_context(request, scenario, draft, **extra):
         "draft_counts": _counts(mine), "saved_counts": _counts(saved),
         "stale": draft.base_revision.number != scenario.current_revision, **extra,
     }
+
+
+# the pods the editor lists of what the draft's run changed (the compare page lists them all): a quick edit of a
+# 150,000-pod cluster moved thousands, 25,000 table cells
+DRAFT_CHANGES_LISTED = 200
+
+
+def _changes(diff, limit):
+    """(the first ``limit`` changed pods as {pod, saved, draft}: newly scheduled, newly pending, displaced, moved;
+    how many there are)."""
+    if not diff:
+        return [], 0
+    kinds = (
+        (diff["got_scheduled"], lambda p: "not in the saved revision" if p.get("new") else "pending", lambda p: p["to"]),
+        (diff["became_pending"], lambda p: p["from"], lambda p: "pending"),
+        (diff["displaced"], lambda p: p["from"], lambda p: "evicted (preempted)"),
+        (diff["moved"], lambda p: p["from"], lambda p: p["to"]),
+    )
+    rows = [{"pod": p["pod"], "saved": saved(p), "draft": draft(p)}
+            for pods, saved, draft in kinds for p in pods[:limit]][:limit]
+    return rows, sum(len(pods) for pods, _, _ in kinds)
 
 
 def _counts(run):
