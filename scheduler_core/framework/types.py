@@ -409,20 +409,13 @@ class NodeInfo:
                     self._update(removed, -1)
         return None
 
-    def pods_state(self) -> tuple:
-        """What the node's pods make of it (its pod lists, requests, ports and generation), for
-        restore_pods to set again on a NodeInfo of the same node."""
-        return (tuple(self.pods), tuple(self.pods_with_affinity),
-                tuple(self.pods_with_required_anti_affinity), self.requested.clone(),
-                self.non_zero_requested.clone(), self.used_ports.clone(), self.generation)
-
-    def restore_pods(self, state: tuple) -> None:
-        """Set the node's pods as pods_state gave them (copies: either may change after)."""
-        pods, with_affinity, with_anti_affinity, requested, non_zero, ports, generation = state
-        self.pods, self.pods_with_affinity = list(pods), list(with_affinity)
-        self.pods_with_required_anti_affinity = list(with_anti_affinity)
-        self.requested, self.non_zero_requested = requested.clone(), non_zero.clone()
-        self.used_ports, self.generation = ports.clone(), generation
+    def take_pods_of(self, other: "NodeInfo") -> None:
+        """Set this node's pods as other's, a NodeInfo of the same node (its pod lists, requests,
+        ports and generation, copied: either may change after)."""
+        self.pods, self.pods_with_affinity = list(other.pods), list(other.pods_with_affinity)
+        self.pods_with_required_anti_affinity = list(other.pods_with_required_anti_affinity)
+        self.requested, self.non_zero_requested = other.requested.clone(), other.non_zero_requested.clone()
+        self.used_ports, self.generation = other.used_ports.clone(), other.generation
         self.lowest_priority = self.below = None
 
     def _update(self, pi: PodInfo, sign: int) -> None:

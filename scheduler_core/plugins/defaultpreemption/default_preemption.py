@@ -56,27 +56,21 @@ def _pods_below(node_info: NodeInfo, priority: int) -> list[PodInfo]:
 
 def _take_off_below(node_info: NodeInfo, priority: int, potential: list[PodInfo]) -> PodInfo | None:
     """node_info.remove_pod_infos(potential), potential being the node's pods of lower priority
-    than priority (_pods_below's list). What the node is left with is kept beside that list, and
-    shared with the clones, until the node's pods change: a node tried again in a later cycle is
-    left the same way, so that is set again instead of being worked out pod by pod."""
-    below = node_info.below  # (_pods_below's: the node's pods have not changed since)
-    key = (_LEFT, priority)
-    left = below.get(key) if below is not None else None
-    if left is not None:
-        node_info.restore_pods(left)
-        return None
-    absent = node_info.remove_pod_infos(potential)
-    if absent is None and below is not None:
-        below[key] = node_info.pods_state()
-    return absent
+    than priority (_pods_below's list): set from the node without them that _node_without_below
+    keeps, so a node tried again in a later cycle is not worked out pod by pod again."""
+    found = _node_without_below(node_info, priority, potential)
+    if found is None:  # (one of them is not on the node: taken off in turn, to say which)
+        return node_info.remove_pod_infos(potential)
+    node_info.take_pods_of(found[0])
+    return None
 
 
 def _node_without_below(node_info: NodeInfo, priority: int, potential: list[PodInfo]
                         ) -> tuple[NodeInfo, dict] | None:
     """A NodeInfo of the node without its pods of lower priority than priority (potential,
     _pods_below's list), not to be changed, and a memo for the filters that answer for it; both
-    kept beside that list until the node's pods change. None when one of them is not on the
-    node after all."""
+    kept beside that list (shared with the node's clones) until the node's pods change. None
+    when one of them is not on the node after all."""
     below = node_info.below  # (_pods_below's: the node's pods have not changed since)
     key = (_WITHOUT, priority)
     found = below.get(key) if below is not None else None
@@ -90,8 +84,9 @@ def _node_without_below(node_info: NodeInfo, priority: int, potential: list[PodI
     return found
 
 
-_LEFT = "left"  # (keys of NodeInfo.below: a priority -> the pods below it; (_LEFT, priority) -> the node without them)
-_WITHOUT = "without"  # ((_WITHOUT, priority) -> _node_without_below's NodeInfo and memo)
+# keys of NodeInfo.below: a priority -> the pods below it; (_WITHOUT, priority) -> _node_without_below's
+# NodeInfo of the node without them and its memo
+_WITHOUT = "without"
 
 
 # k8s.io/api/core/v1 PodReasonPreemptionByScheduler
