@@ -136,15 +136,14 @@ def main(argv: list[str] | None = None) -> int:
                     else "the worker has the scenario in memory")
             print(f"run {i + 1}: {body['status']} in {seconds * 1000:.0f} ms ({pods} pods; {what})",
                   flush=True)
-        if args.edit:
-            _time_edit(client, scenario_id)
+        edited = _time_edit(client, scenario_id) if args.edit else None
         if args.sweep:
             _time_sweep(client, scenario_id, args.sweep)
     finally:
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(20)
     if args.pages:
-        _time_pages(client, scenario_id, body, fresh=args.fresh)
+        _time_pages(client, scenario_id, body, fresh=args.fresh, edited=edited)
     lines = [ln.split("]", 1)[-1].strip() for ln in log.read_text().splitlines()
              if "engine:" in ln or "stored in" in ln]
     print("worker log (first and last runs):", *(lines[:2] + lines[-2:] if len(lines) > 4 else lines),
@@ -165,8 +164,8 @@ def _wait_run(client, run_url: str) -> dict:
         time.sleep(0.05)
 
 
-def _time_edit(client, scenario_id: int) -> None:
-    """One quick edit of the draft through the API, then the draft's run to its stored result."""
+def _time_edit(client, scenario_id: int) -> dict:
+    """One quick edit of the draft through the API, then the draft's run to its stored result (returned)."""
     edit = {"op": "set_spread", "workload": "app=frontend", "index": 0, "maxSkew": 2}
     t = time.perf_counter()
     r = client.post(f"/api/scenarios/{scenario_id}/draft/edits/", edit, content_type="application/json")
@@ -178,6 +177,7 @@ def _time_edit(client, scenario_id: int) -> None:
     total = time.perf_counter() - t
     print(f"quick edit (set_spread maxSkew 2 on app=frontend): stored in {edited:.2f} s; the edited draft "
           f"run {body['status']} {total:.2f} s after the edit was sent", flush=True)
+    return body
 
 
 def _database_sizes() -> str:
@@ -240,9 +240,10 @@ def _fresh_get(url: str, encoding: str = "") -> str:
     return f"{lines[-2]}  {int(lines[-1]):>7,} ms" if len(lines) >= 2 else f"failed: {done.stderr[-300:]}"
 
 
-def _time_pages(client, scenario_id: int, run: dict, fresh: bool = False) -> None:
+def _time_pages(client, scenario_id: int, run: dict, fresh: bool = False, edited: dict | None = None) -> None:
     """One GET of each page a person opens on this scenario and run, timed (and, ``fresh``, again in a new
-    process each)."""
+    process each); after a quick edit (``edited``: the draft's run), the comparison of that run with ``run``, as a
+    page and through the API."""
     rows = (run.get("result") or {}).get("pods") or []
     pod = next((r for r in rows if r.get("outcome") != "Scheduled"), rows[0] if rows else {})
     node = next((r["node"] for r in rows if r.get("node")), "")
@@ -253,6 +254,9 @@ def _time_pages(client, scenario_id: int, run: dict, fresh: bool = False) -> Non
              ("topology", f"/runs/{run['id']}/topology/"), ("timeline", f"/runs/{run['id']}/timeline/"),
              ("pod", f"/runs/{run['id']}/pods/{ns}/{name}/"), ("API run", f"/api/runs/{run['id']}/"),
              ("API run, gzip", f"/api/runs/{run['id']}/")]  # (as a client that accepts gzip asks for it)
+    if edited:
+        pages += [("compare", f"/scenarios/{scenario_id}/compare/?a={run['id']}&b={edited['id']}"),
+                  ("API compare", f"/api/runs/{run['id']}/compare/{edited['id']}/")]
     print("pages (one GET each; status, ms, size as sent):", flush=True)
     for label, url in pages:
         encoding = "gzip" if label.endswith("gzip") else ""

@@ -1,5 +1,8 @@
 """Compare: the pure diff of two results, and the page."""
+import json
+from unittest import mock
 
+from webapp.front import views_compare
 from webapp.scenarios import compare, engine, services, tasks
 from webapp.scenarios.manifests import edits
 from webapp.scenarios.management.commands.load_examples import EXAMPLES_DIR
@@ -31,6 +34,52 @@ def test_it_finds_moved_pending_and_scheduled_pods_and_domain_counts():
     assert (diff["a"]["pending"], diff["b"]["pending"]) == (1, 1)
 
 
+def bound(pods, placed, evicted=()):
+    """A result with pending-at-start ``pods`` {pod: node} and pods running before ``placed`` {pod: node at the
+    end}, those in ``evicted`` preempted (no node at the end)."""
+    return {"pods": [{"pod": p, "node": n} for p, n in pods.items()],
+            "boundPods": [{"pod": p, "node": None if p in evicted else n, "evicted": p in evicted}
+                          for p, n in placed.items()]}
+
+
+CHANGES = [
+    # (case, before, after, {list: [pods]}, unchanged)
+    ("the same pods, one moved to a node only the second run has",
+     bound({"p1": "n1", "p2": "n1"}, {"b1": "n2"}), bound({"p1": "n3", "p2": "n1"}, {"b1": "n2"}),
+     {"moved": ["p1"]}, 2),
+    ("the same pods, one moved off a node the second run does not have",
+     bound({"p1": "n9", "p2": "n1"}, {}), bound({"p1": "n1", "p2": "n1"}, {}), {"moved": ["p1"]}, 1),
+    ("the same pods, one left pending and one running before preempted",
+     bound({"p1": "n1"}, {"b1": "n2", "b2": "n2"}), bound({"p1": None}, {"b1": "n2", "b2": "n2"}, evicted={"b2"}),
+     {"became_pending": ["p1"], "displaced": ["b2"]}, 1),
+    ("the same pods, one scheduled that was pending",
+     bound({"p1": None, "p2": "n1"}, {}), bound({"p1": "n2", "p2": "n1"}, {}), {"got_scheduled": ["p1"]}, 1),
+    ("pods added by the edit, one scheduled and one pending, and one gone",
+     bound({"p1": "n1", "p2": "n1"}, {}), bound({"p1": "n1", "p3": "n2", "p4": None}, {}),
+     {"got_scheduled": ["p3"], "only_b": ["p4"], "only_a": ["p2"]}, 1),
+    ("pods added, and a moved pod among the same ones",
+     bound({"p1": "n1", "p2": "n1"}, {"b1": "n1"}), bound({"p1": "n2", "p2": "n1", "p3": "n1"}, {"b1": "n1"}),
+     {"moved": ["p1"], "got_scheduled": ["p3"]}, 2),
+    ("names with a line break",
+     bound({"a\nb": "n1", "c": "n1"}, {}), bound({"a\nb": "n2", "c": "n1"}, {}), {"moved": ["a\nb"]}, 1),
+    ("no pods at all", bound({}, {}), bound({}, {}), {}, 0),
+]
+LISTS = ("moved", "became_pending", "got_scheduled", "only_a", "only_b", "displaced")
+
+
+def test_the_comparison_sorts_every_changed_pod_into_one_list():
+    for case, before, after, expected, unchanged in CHANGES:
+        diff = compare.compare(before, after)
+        assert {k: [p["pod"] for p in diff[k]] for k in LISTS if diff[k]} == expected, case
+        assert diff["unchanged"] == unchanged, case
+
+
+def test_the_facts_kept_as_json_compare_as_the_results_do():
+    for case, before, after, _, _ in CHANGES:
+        kept = [json.loads(json.dumps(compare.final_facts(r))) for r in (before, after)]
+        assert compare.compare_facts(*kept) == compare.compare(before, after), case
+
+
 def test_it_compares_the_min_domains_example_before_and_after_a_skew_change():
     before = engine.simulate(MIN_DOMAINS)
     after = engine.simulate(edits.apply_edit(MIN_DOMAINS, {"op": "set_max_skew", "workload": RS, "value": 4}))
@@ -59,6 +108,19 @@ class ComparePageTestCase(BaseTestCase):
         self.assertContains(r, "<strong>6</strong> unchanged")
         self.assertContains(r, "eu-west-1a")
         self.assertContains(r, "got scheduled</td>", count=4)
+
+    def test_a_large_comparison_lists_the_first_changed_pods_and_all_on_request(self):
+        self.client.force_login(self.viewer)
+        url = f"/scenarios/{self.scenario.pk}/compare/?a={self.a.pk}&b={self.b.pk}"
+        with mock.patch.object(views_compare, "COMPARE_PAGE_ROWS", 3):
+            page = self.client.get(url)
+            self.assertContains(page, "<strong>4</strong> got scheduled")  # (the counts are of all)
+            self.assertEqual(page.content.decode().count("got scheduled</td>"), 3)
+            self.assertContains(page, "3 of 4 changed pods listed")
+            everything = self.client.get(url + "&all=1")
+        self.assertEqual(everything.content.decode().count("got scheduled</td>"), 4)
+        self.assertNotContains(everything, "changed pods listed")
+        self.assertNotContains(self.client.get(url), "changed pods listed")
 
     def test_it_explains_an_unknown_run(self):
         self.client.force_login(self.viewer)

@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext, override_settings
 from django.utils import timezone
 
-from webapp.scenarios import frozen, results_cache, tasks
+from webapp.scenarios import frozen, results_cache, tasks, texts
 from webapp.scenarios.manifests import documents
 from webapp.scenarios import services
 from webapp.scenarios.models import Run, RunPage
@@ -107,7 +107,34 @@ class StoredResultTests(BaseTestCase):
     def shown(self, url):  # (without the page's CSRF token, new on every response)
         return re.sub(rb"\b[A-Za-z0-9]{64}\b", b"token", self.client.get(url).content)
 
-    def test_the_draft_editor_reads_only_the_parts_its_comparison_needs(self):
+    def test_the_draft_editor_reads_the_facts_kept_for_comparing_and_no_result(self):
+        with CaptureQueriesContext(connection) as first:
+            page = self.client.get(self.draft_url)
+        self.assertEqual(part_reads(first.captured_queries), (0, False))
+        self.assertContains(page, "newly pending")
+
+    def test_the_compare_page_and_api_read_the_kept_facts_and_no_result_or_text(self):
+        saved, mine = self.runs[0], self.runs[-1]
+        for url in (f"/scenarios/{self.scenario.pk}/compare/?a={saved.pk}&b={mine.pk}",
+                    f"/scenarios/{self.scenario.pk}/compare/?a=r{saved.revision.number}&b={mine.pk}",
+                    f"/api/runs/{saved.pk}/compare/{mine.pk}/"):
+            texts.forget()
+            with CaptureQueriesContext(connection) as queries:
+                page = self.client.get(url)
+            self.assertEqual(page.status_code, 200, url)
+            self.assertEqual(part_reads(queries.captured_queries), (0, False), url)
+            self.assertFalse([q for q in queries.captured_queries if "scenarios_text" in q["sql"]], url)
+            self.assertIn(b"pending", page.content)
+
+    def forget_comparison_facts(self):
+        """The runs as a worker stored them before it kept the facts a comparison reads."""
+        for kept in RunPage.objects.filter(run__in=self.runs):
+            kept.data.pop("compare")
+            kept.save()
+        results_cache.forget()
+
+    def test_the_draft_editor_of_runs_stored_before_their_facts_reads_only_the_parts_it_compares(self):
+        self.forget_comparison_facts()
         parts_in_all = sum(len(Run.objects.get(pk=r.pk).result) for r in self.runs)
         with mock.patch.object(results_cache, "SMALL_PART", 0), CaptureQueriesContext(connection) as first:
             page = self.client.get(self.draft_url)  # (every part counts as large: one at a time)
@@ -119,11 +146,14 @@ class StoredResultTests(BaseTestCase):
             self.client.get(self.draft_url)
         self.assertEqual(part_reads(again.captured_queries), (0, False))
 
-    def test_the_comparison_shows_the_same_as_from_whole_results(self):
+    def test_the_comparison_shows_the_same_from_kept_facts_from_parts_and_from_whole_results(self):
+        kept = self.shown(self.draft_url)
+        self.forget_comparison_facts()
         by_parts = self.shown(self.draft_url)
         results_cache.forget()
         with override_settings(RESULT_PARTS_MIN_BYTES=2**40):
             self.assertEqual(by_parts, self.shown(self.draft_url))
+        self.assertEqual(kept, by_parts)
 
     def test_the_topology_and_timeline_read_the_parts_they_draw_not_every_pods_entries(self):
         for page in ("topology/", "timeline/", "topology/?step=1"):
@@ -178,6 +208,7 @@ class StoredResultTests(BaseTestCase):
 
     @pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL reads small parts together")
     def test_small_parts_come_together_from_one_read(self):
+        self.forget_comparison_facts()  # (the draft editor then reads the runs' results)
         with CaptureQueriesContext(connection) as first:
             self.client.get(self.draft_url)
         reads = [q["sql"] for q in first.captured_queries if "(r -> " in q["sql"]]

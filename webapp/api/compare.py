@@ -6,7 +6,7 @@ from rest_framework import exceptions, serializers
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 
-from webapp.scenarios import compare
+from webapp.scenarios import compare, results_cache
 from webapp.scenarios.manifests import limits
 from webapp.scenarios.models import Run, Scenario
 
@@ -23,7 +23,7 @@ CompareSerializer = inline_serializer("RunComparison", fields={
 
 
 def visible_run(request, run_id, field):
-    run = Run.objects.filter(pk=run_id, scenario__in=Scenario.objects.visible_to(request.user)).first()
+    run = Run.objects.filter(pk=run_id, scenario__in=Scenario.objects.visible_to(request.user)).defer("result", "manifests").first()
     if run is None:
         raise exceptions.NotFound(f"{field}: run {run_id} not found.")
     return run
@@ -33,9 +33,13 @@ def comparison(a, b, key):
     for name, run in (("a", a), ("b", b)):
         if run.scenario_id != a.scenario_id:
             raise exceptions.ValidationError({name: ["Both runs must belong to the same scenario."]})
-        if run.result is None:
+        if run.status != Run.Status.SUCCEEDED:
             raise exceptions.ValidationError({name: [f"Run {run.pk} has no result ({run.status})."]})
-    diff = compare.compare(a.result, b.result, key)
+    facts = results_cache.comparison_facts(a, b)
+    for name, run, found in (("a", a, facts[0]), ("b", b, facts[1])):
+        if found is None:
+            raise exceptions.ValidationError({name: [f"Run {run.pk} has no result ({run.status})."]})
+    diff = compare.compare_facts(*facts, key)
     return {
         "a": a.pk, "b": b.pk, "key": key, "counts": {"a": diff["a"], "b": diff["b"]},
         **{k: diff[k] for k in ("moved", "became_pending", "got_scheduled", "only_a", "only_b", "displaced",
@@ -62,8 +66,9 @@ class ScenarioCompareView(GenericAPIView):
             if not limits.is_number(raw):
                 raise exceptions.ValidationError({name: ["A run id is expected, e.g. ?a=12&b=13."]})
             ids[name] = raw
-        a = get_object_or_404(Run, scenario=scenario, pk=ids["a"])
-        b = get_object_or_404(Run, scenario=scenario, pk=ids["b"])
+        runs = Run.objects.defer("result", "manifests")  # (comparison_facts reads what it needs)
+        a = get_object_or_404(runs, scenario=scenario, pk=ids["a"])
+        b = get_object_or_404(runs, scenario=scenario, pk=ids["b"])
         return Response(comparison(a, b, request.query_params.get("key") or compare.ZONE_KEY))
 
 

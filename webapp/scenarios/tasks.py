@@ -81,11 +81,12 @@ def execute_run(self, run_id):
 
 
 def page_of(run, result):
-    """What the pages lay out from a run's result once (the receivers of run_computed), or None."""
-    data = {}
+    """What the pages lay out from a run's result once: the facts a comparison reads (compare.final_facts) and
+    what the receivers of run_computed return."""
+    data = {"compare": compare.final_facts(result)}  # (what a comparison of this run with another reads)
     for _, found in run_computed.send(sender=Run, run=run, result=result):
         data.update(found or {})
-    return data or None
+    return data
 
 
 def _finish(run_id, page, **outcome):
