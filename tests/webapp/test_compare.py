@@ -116,7 +116,7 @@ class ComparePageTestCase(BaseTestCase):
             page = self.client.get(url)
             self.assertContains(page, "<strong>4</strong> got scheduled")  # (the counts are of all)
             self.assertEqual(page.content.decode().count("got scheduled</td>"), 3)
-            self.assertContains(page, "3 of 4 changed pods listed")
+            self.assertContains(page, "3 of 4 changed pods listed here")
             everything = self.client.get(url + "&all=1")
         self.assertEqual(everything.content.decode().count("got scheduled</td>"), 4)
         self.assertNotContains(everything, "changed pods listed")
