@@ -23,7 +23,8 @@ CompareSerializer = inline_serializer("RunComparison", fields={
 
 
 def visible_run(request, run_id, field):
-    run = Run.objects.filter(pk=run_id, scenario__in=Scenario.objects.visible_to(request.user)).defer("result", "manifests").first()
+    runs = Run.objects.defer("result", "manifests")  # (comparison_facts reads what it needs)
+    run = runs.filter(pk=run_id, scenario__in=Scenario.objects.visible_to(request.user)).first()
     if run is None:
         raise exceptions.NotFound(f"{field}: run {run_id} not found.")
     return run

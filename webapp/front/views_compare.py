@@ -24,7 +24,8 @@ def pick(scenario, value, user, start=False):
     """A run id "12", or a revision "r3" (its latest run; with ``start``, one is queued if there is none)."""
     value = (value or "").strip()
     if value.startswith("r") and limits.is_number(value[1:]):
-        revision = Revision.objects.filter(scenario=scenario, number=int(value[1:])).defer("manifests", "summary").first()
+        revisions = Revision.objects.defer("manifests", "summary")
+        revision = revisions.filter(scenario=scenario, number=int(value[1:])).first()
         if revision is None:
             return None, f"{value}: no such revision"
         runs = scenario.runs.filter(revision=revision, source=Run.Source.REVISION)

@@ -402,7 +402,7 @@ def deflated_body(run, rest):
 
 def comparison_facts(*runs):
     """compare.final_facts of each finished run: as the worker kept them beside it (RunPage.data["compare"], a few
-    MB at 150,000 pods, read in one query and decoded with orjson), else worked out from its result (a run stored
+    MB at 150,000 pods, read in one query), else worked out from its result (a run stored
     before it kept them). The last RESULT_CACHE_RUNS read are kept, keyed by run and finish time (the draft
     editor shows the same two runs on every autosave)."""
     from .models import RunPage
