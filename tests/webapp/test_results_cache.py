@@ -14,7 +14,7 @@ from webapp.scenarios.manifests import documents
 from webapp.scenarios import services
 from webapp.scenarios.models import Run, RunPage
 
-from .base import BaseTestCase
+from .base import SMALL, BaseTestCase
 
 
 def result_reads(queries):
@@ -198,6 +198,47 @@ class StoredResultTests(BaseTestCase):
             parts, whole = part_reads(queries.captured_queries)
             self.assertFalse(whole)
             self.assertGreater(parts, 0)
+
+    def node_with_pods(self):
+        """The node page of a run that schedules web-1 onto node-a, where db-1 was running before the run."""
+        bound = SMALL + """\
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: db-1, namespace: default, labels: {app: db}}
+  spec:
+    nodeName: node-a
+    priority: 7
+    containers:
+    - name: db
+      image: postgres
+      resources: {requests: {cpu: 300m, memory: 128Mi}}
+"""
+        scenario = services.create_scenario(team=self.team, name="bound", manifests=bound, author=self.owner)
+        run = Run.objects.create(scenario=scenario, revision=scenario.head(), created_by=self.owner)
+        tasks.execute_run(run.pk)
+        results_cache.forget()
+        return f"/runs/{run.pk}/nodes/node-a/", ["default/web-1", "default/db-1"]
+
+    def test_the_node_page_reads_its_pods_entries_not_every_bound_pods_row(self):
+        url, pods = self.node_with_pods()
+        with mock.patch.object(results_cache, "SMALL_PART", 0), CaptureQueriesContext(connection) as queries:
+            page = self.client.get(url)  # (every part counts as large: one at a time)
+        for pod in pods:
+            self.assertContains(page, pod)
+        self.assertContains(page, "300 millicores")  # (db-1's request, from its entry)
+        self.assertContains(page, "<td data-label=\"Priority\">7</td>", html=False)
+        if connection.vendor == "postgresql":  # (every bound pod's row: 20 MB at 150,000 pods)
+            self.assertNotIn("(r -> 'boundPods')", " ".join(q["sql"] for q in queries.captured_queries))
+
+    def test_the_node_page_by_parts_shows_what_the_whole_result_shows(self):
+        url, pods = self.node_with_pods()
+        with mock.patch.object(results_cache, "SMALL_PART", 0):
+            by_parts = self.shown(url)
+        results_cache.forget()
+        with override_settings(RESULT_PARTS_MIN_BYTES=2**40):
+            whole = self.shown(url)
+        self.assertEqual(by_parts, whole)
+        self.assertIn(pods[0].encode(), whole)
 
     def test_a_result_read_by_parts_equals_the_stored_one(self):
         run = self.runs[0]

@@ -21,7 +21,7 @@ TOPOLOGY_NODES, TOPOLOGY_PENDING, FINAL_SPREAD_DOMAINS = 50, 200, 50
 # what the pod page reads of a result besides the pod's own entries (read together when read by parts)
 POD_PAGE_PARTS = ("pods", "cycles", "nodes", "events")
 BOUND_POD_PARTS = ("boundPods", "nodes")  # (the page of a pod bound before the run)
-NODE_PAGE_PARTS = ("nodes", "boundPods", "events", "pods")  # (and its pods' labels, an entry each)
+NODE_PAGE_PARTS = ("nodes", "events", "pods")  # (and its pods' entries of "podInfo", an entry each)
 # what the topology page reads of a large result (and at a step, or on the timeline, the cycles and events too); its
 # pods' workloads an entry each, its facts about every pod as the worker laid them out (topology_facts)
 TOPOLOGY_PAGE_PARTS = ("nodes", "pods", "spreadDomains", "podsPerDomain", "podsPerDomainAtStart", "volumes")
