@@ -10,7 +10,7 @@ from webapp.scenarios.manifests import limits
 from webapp.scenarios.models import Membership, Revision, Run
 
 from .views import get_scenario
-from .views_results import all_nodes_url
+from .views_results import all_url
 
 Role = Membership.Role
 
@@ -82,7 +82,7 @@ def compare_runs(request, pk):
             diff = compare.compare_facts(*facts, key)
             listed = _listed(diff, None if request.GET.get("all") == "1" else COMPARE_PAGE_ROWS)
     context = {
-        "scenario": scenario, "a": a, "b": b, "diff": diff, "listed": listed, "all_url": all_nodes_url(request),
+        "scenario": scenario, "a": a, "b": b, "diff": diff, "listed": listed, "all_url": all_url(request),
         "key": key, "waiting": waiting,
         "errors": [e for e in (err_a, err_b) if e], "never_run": never_run,
         "can_edit": scenario.allows(request.user, Role.EDITOR),

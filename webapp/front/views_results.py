@@ -80,7 +80,7 @@ def topology_facts(run, result, meta):
     return run._topology_facts
 
 
-def all_nodes_url(request):
+def all_url(request):
     """This page's address with ?all=1 (its other parameters kept)."""
     query = request.GET.copy()
     query["all"] = "1"
@@ -142,7 +142,7 @@ def run_topology(request, run_id, token=None):
         raise Http404(f"Pod {pod}: expected namespace/name.")
     context = {"scenario": scenario, **share_context(token), **topology_context(
         run, result, request.GET.get("key", results.ZONE_KEY), step,
-        pod, show_all=request.GET.get("all") == "1", shared=token is not None), "all_url": all_nodes_url(request)}
+        pod, show_all=request.GET.get("all") == "1", shared=token is not None), "all_url": all_url(request)}
     if request.htmx:
         return render(request, "front/run_topology.html#topology-panel", context)
     return render(request, "front/run_topology.html", context)
@@ -230,7 +230,7 @@ def run_timeline(request, run_id, token=None):
                **share_context(token), **topology_context(run, result, key, tl["step"], None, spread=False,
                                                           show_all=request.GET.get("all") == "1",
                                                           keep={landed} if landed else ()),
-               "all_url": all_nodes_url(request)}
+               "all_url": all_url(request)}
     if request.htmx:
         return render(request, "front/run_timeline.html#timeline-panel", context)
     return render(request, "front/run_timeline.html", context)
