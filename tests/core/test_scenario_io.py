@@ -198,14 +198,14 @@ def test_a_list_parsed_by_several_processes_reads_as_parsed_by_one(parallel_pars
 
 
 def _fail_in_children(monkeypatch, how):
-    parent, items_of = os.getpid(), scenario_io._items_of
+    parent, parts_of = os.getpid(), scenario_io._parts_of
 
     def failing(text, spans):
         if os.getpid() != parent:
             how()
-        return items_of(text, spans)
+        return parts_of(text, spans)
 
-    monkeypatch.setattr(scenario_io, "_items_of", failing)
+    monkeypatch.setattr(scenario_io, "_parts_of", failing)
 
 
 @pytest.mark.parametrize("how", [
@@ -262,3 +262,119 @@ def test_whatif_parse_processes_bounds_the_forked_readers(parallel_parse, monkey
         monkeypatch.setenv("WHATIF_PARSE_PROCESSES", setting)
     assert parse_fast(DENSE_TEXT) == ryaml.loads_all(DENSE_TEXT)
     assert len(started) == forks  # (three processors in this fixture: at most two children)
+
+
+# rapidyaml reads the chunks of a large List and writes them out as JSON, which orjson reads;
+# where it could read a chunk otherwise than ryaml (some plain scalars, keys, indicators), the
+# chunk is read by ryaml. Every reading is compared strictly: 1, 1.0 and True are not equal here.
+def _strictly(docs):
+    return repr(docs)
+
+
+def _read(text: str):
+    """The documents as read_documents gives them, or the error it raises."""
+    try:
+        return _strictly(list(read_documents(text, "t.yaml")))
+    except ScenarioError as e:
+        return f"error: {e}"
+
+
+@pytest.fixture
+def chunked_reads(monkeypatch):
+    """Every List read in chunks of an item or two; the chunks rapidyaml read are counted."""
+    monkeypatch.setattr(scenario_io, "CHUNKED_MIN_CHARS", 0)
+    monkeypatch.setattr(scenario_io, "CHUNK_CHARS", 200)
+    read_by_ryml = []
+    ryml_json = scenario_io._ryml_json
+
+    def counted(chunk):
+        out = ryml_json(chunk)
+        read_by_ryml.append(out is not None)
+        return out
+
+    monkeypatch.setattr(scenario_io, "_ryml_json", counted)
+    return read_by_ryml
+
+
+def _without_rapidyaml(text: str, monkeypatch):
+    with monkeypatch.context() as m:
+        m.setattr(scenario_io, "_ryml", None)
+        return _read(text)
+
+
+_ITEM = "- kind: ConfigMap\n  metadata:\n    name: c{n}\n  data:\n    {line}\n"
+
+
+def _list_with(line: str) -> str:
+    return "apiVersion: v1\nkind: List\nitems:\n" + "".join(
+        _ITEM.format(n=n, line=line if n == 2 else "a: b") for n in range(4)) + "metadata: {}\n"
+
+
+@pytest.mark.parametrize("line", [
+    # plain values ryaml reads as booleans, nulls, infinities, NaN or numbers, rapidyaml as strings
+    "a: True", "a: FALSE", "a: Null", "a: ~", "a: .inf", "a: -.Inf", "a: .NaN", "a: 0x1F", "a: 0b101",
+    # what rapidyaml writes otherwise: plain "nan" as ".nan"; a number too long for a double
+    "a: nan", "a: -inf", "a: 123456789012345678901", "a: +1",
+    # keys ryaml reads as numbers, booleans or nulls; keys rapidyaml writes otherwise, quoted or not
+    "1: a", "-2: a", "1.5: a", "true: a", "null: a", "~: a", "'nan': a", '".INF": a', "- 1: a",
+    # what YAML forbids and rapidyaml accepts; flow collections; escapes JSON cannot hold
+    "a: @b", "a: `b", "a: %b", "a: ]b", ": a", "? a", "a: [b, 1]", "a: {b: 1}", "a: |1\n      b",
+    "a: >x", "a: b\tc", "a: b: c", 'a: "b\\0c"', 'a: "\\ud800"', "a: b\r", "a: b\u2028c",
+    # read the same either way (rapidyaml reads these chunks)
+    "a: 1", "a: 1.5", "a: -0", "a: true", "a: null", "a: []", "a: {}", "a: |\n      b", "a: >-\n      b",
+    "a: 'True'", 'a: "nan"', "a: é", 'a: "\\u00e9\\t"', "a: 100m", "a: b # c",
+])
+def test_a_chunk_rapidyaml_might_read_otherwise_reads_as_without_it(line, chunked_reads,
+                                                                    monkeypatch) -> None:
+    text = _list_with(line)
+    assert _read(text) == _without_rapidyaml(text, monkeypatch)
+
+
+def test_a_kubectl_list_is_read_by_rapidyaml_and_reads_as_without_it(chunked_reads, monkeypatch) -> None:
+    text = _list_with("a: b")
+    assert _read(text) == _without_rapidyaml(text, monkeypatch)
+    assert chunked_reads and all(chunked_reads)
+
+
+def test_a_generated_cluster_is_read_by_rapidyaml_and_reads_as_without_it(monkeypatch) -> None:
+    import orjson
+
+    monkeypatch.setattr(scenario_io, "CHUNKED_MIN_CHARS", 0)
+    monkeypatch.setattr(scenario_io, "CHUNK_CHARS", 50_000)
+    read_by_ryml = []
+    ryml_json = scenario_io._ryml_json
+    monkeypatch.setattr(scenario_io, "_ryml_json", lambda c: read_by_ryml.append(ryml_json(c)) or read_by_ryml[-1])
+    fast = scenario_io._list_in_chunks(DENSE_TEXT)
+    with monkeypatch.context() as m:
+        m.setattr(scenario_io, "_ryml", None)
+        assert orjson.dumps(fast) == orjson.dumps(scenario_io._list_in_chunks(DENSE_TEXT))
+    assert len(read_by_ryml) > 40 and None not in read_by_ryml  # (every chunk)
+
+
+_SCALAR_PIECES = ["true", "True", "TRUE", "false", "NULL", "null", "~", ".inf", ".NaN", "nan", "inf", "0x",
+                  "0o", "0b", "1e", "+", "-", ".", "0", "1", "9", "_", "a", "E", "x", "yes", "@", "`", "%",
+                  "&", "!", "|", ">", "[", "]", "{", "}", ",", "#", "'", '"', "?", ":", " ", "12345678901234567890"]
+
+
+def _random_scalars(seed: int, n: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(_SCALAR_PIECES) for _ in range(rng.randint(1, 3))) for _ in range(n)]
+
+
+@pytest.mark.parametrize("where", [
+    "a: {s}", "{s}: a", "- {s}", "'{s}': a", '"{s}": a', "a: '{s}'", "a: |{s}\n      b", "a: [{s}]",
+])
+def test_random_scalars_read_as_without_rapidyaml(where, chunked_reads, monkeypatch) -> None:
+    wrong = []
+    for scalar in _random_scalars(len(where), 150):
+        text = _list_with(where.format(s=scalar))
+        if _read(text) != _without_rapidyaml(text, monkeypatch):
+            wrong.append(scalar)
+    assert wrong == []
+    assert any(chunked_reads)  # (some of them rapidyaml read)
+
+
+def test_what_rapidyaml_refuses_is_worded_by_pyyaml_and_it_prints_nothing(chunked_reads, capfd) -> None:
+    with pytest.raises(ScenarioError, match="mapping values are not allowed in this context"):
+        list(read_documents(_list_with("a: b: c"), "t.yaml"))
+    assert capfd.readouterr() == ("", "")
