@@ -2,6 +2,7 @@
 and kept with it, so that a page opened in a web process that never read the text does not parse it again;
 lists of revisions and runs leave the texts and results out."""
 
+import hashlib
 import importlib
 from unittest import mock
 
@@ -10,7 +11,7 @@ from django.apps import apps as django_apps
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from webapp.scenarios import engine, services
+from webapp.scenarios import engine, services, texts
 from webapp.scenarios.manifests import documents
 from webapp.scenarios.models import Revision, Run
 
@@ -70,11 +71,33 @@ class RevisionSummaryTests(BaseTestCase):
     def test_the_data_migration_keeps_the_node_rows_of_a_text_the_engine_now_refuses(self):
         scenario = services.create_scenario(team=self.team, name="old", manifests=TWO_NODES, author=self.owner)
         Revision.objects.filter(scenario=scenario).update(summary={"nodes": []})
-        with mock.patch.object(engine, "load_summary", side_effect=engine.ScenarioInvalid("refused")):
+        with mock.patch.object(engine, "load", side_effect=engine.ScenarioInvalid("refused")):
             fill_summaries(django_apps, None)
         stored = Revision.objects.get(scenario=scenario).summary
         self.assertEqual([n["name"] for n in stored["nodes"]], ["node-a", "node-b"])
         self.assertEqual((stored["load"], stored["gated"]), (None, []))
+
+    def test_saving_a_large_text_loads_it_with_the_engine_once_and_hashes_it_once(self):
+        # A text over LOADED_MAX_BYTES is not kept loaded in the web process: each part of the summary that
+        # loaded it again read the engine's disk cache (2 s at 150,000 pods), and each ask for its key hashed it.
+        text = MULTI + "# " + "x" * 4096 + "\n"
+        hashed = []
+        sha256 = hashlib.sha256
+
+        def counted(data=b"", *args, **kwargs):
+            if len(data) >= len(text):
+                hashed.append(1)
+            return sha256(data, *args, **kwargs)
+
+        with mock.patch.object(engine, "LOADED_MAX_BYTES", 1000), \
+                mock.patch.object(texts, "KNOWN_BY_IDENTITY", 1000), \
+                mock.patch.object(engine, "_load_through_disk", wraps=engine._load_through_disk) as loaded, \
+                mock.patch.object(texts.hashlib, "sha256", counted):
+            scenario = services.create_scenario(team=self.team, name="large", manifests=text, author=self.owner)
+        self.assertEqual((loaded.call_count, len(hashed)), (1, 1))
+        summary = Revision.objects.get(scenario=scenario).summary
+        self.assertEqual([p["name"] for p in summary["gated"]], ["db-0"])
+        self.assertEqual(summary["load"]["read"]["Pod"], 2)
 
     def test_the_gated_pods_panel_of_a_fresh_process_does_not_parse_the_text(self):
         scenario = services.create_scenario(team=self.team, name="gated", manifests=MULTI, author=self.owner)

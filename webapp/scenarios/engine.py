@@ -285,9 +285,13 @@ def load_summary(manifests, config=""):
     """What the engine made of a text (its own copy): {file, read: {kind: n}, ignored: [{kind,
     reason, count, examples}], added: [{owner, pods}], warnings}; raises ScenarioInvalid, also for a scenario
     over SCENARIO_MAX_NODES / SCENARIO_MAX_PODS (every save of a text asks for its summary: pages, API, drafts)."""
+    return summary_of(load(manifests, config))
+
+
+def summary_of(scenario):
+    """load_summary of a scenario loaded already."""
     import copy
 
-    scenario = load(manifests, config)
     check_size(scenario)
     return copy.deepcopy(dict(scenario.summary))
 
@@ -359,11 +363,12 @@ def qualified_name_errors(value):
     return is_qualified_name(value)
 
 
-def gated_pods(manifests, config=""):
-    """[(namespace, name, [gate names])] of the pods the engine holds back, in file order."""
+def gated_pods(manifests, config="", scenario=None):
+    """[(namespace, name, [gate names])] of the pods the engine holds back, in file order (``scenario``: the
+    text loaded already)."""
     return [
         (pod.namespace or "default", pod.name, [getattr(g, "name", g) for g in pod.scheduling_gates])
-        for pod in load(manifests, config).pods if pod.scheduling_gates
+        for pod in (scenario or load(manifests, config)).pods if pod.scheduling_gates
     ]
 
 

@@ -29,14 +29,17 @@ def _text_model():
 
 
 def key_of(text):
-    """The text's key: its SHA-256, or, for a text this process holds (read or stored), the key it was
-    kept under (hashing a 267 MB text takes half a second, and a page asks several times)."""
-    if len(text) > KNOWN_BY_IDENTITY:
-        with _lock:
-            for key, held in _texts.items():
-                if held is text:
-                    return key
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """The text's key: its SHA-256, or, for a text this process holds (read, stored or hashed before), the key
+    it was kept under (hashing a 267 MB text takes half a second or more, and saving one asked seven times)."""
+    if len(text) <= KNOWN_BY_IDENTITY:
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    with _lock:
+        for key, held in _texts.items():
+            if held is text:
+                return key
+    key = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    _keep(key, text, replace=True)  # (this very object: the next ask finds it by identity)
+    return key
 
 
 KNOWN_BY_IDENTITY = 1 << 20  # smaller texts hash faster than the search
@@ -133,7 +136,8 @@ def preview(key, chars):
     return row[0], start.decode("utf-8", errors="ignore")[:chars]
 
 
-def _keep(key, text):
+def _keep(key, text, replace=False):
+    """Keep `text` under `key` (`replace`: this object in place of an equal one kept before)."""
     global _held
     limit = settings.TEXT_CACHE_BYTES
     if len(text) > limit:
@@ -142,6 +146,9 @@ def _keep(key, text):
         if key not in _texts:
             _texts[key] = text
             _held += len(text)
+        elif replace:
+            _texts[key] = text
+            _texts.move_to_end(key)
         while _held > limit and _texts:
             _, dropped = _texts.popitem(last=False)
             _held -= len(dropped)

@@ -168,9 +168,9 @@ def summary(pod):
     }
 
 
-def gated_rows(manifests, config=""):
+def gated_rows(manifests, config="", scenario=None):
     """[{namespace, name, gates, node_selector, required_terms, tolerations}] of the text's gated pods, in the
-    engine's order (raises engine.ScenarioInvalid)."""
+    engine's order (raises engine.ScenarioInvalid; ``scenario``: the text loaded already)."""
     by_key = pods(manifests)
     return [{"namespace": ns, "name": name, **summary(by_key[(ns, name)])}
-            for ns, name, _gates in engine.gated_pods(manifests, config) if (ns, name) in by_key]
+            for ns, name, _gates in engine.gated_pods(manifests, config, scenario) if (ns, name) in by_key]

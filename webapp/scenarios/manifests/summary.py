@@ -53,31 +53,36 @@ def of_text(manifests, config=""):
     """What a revision keeps of its text for pages, worked out once when it is saved: the node rows and counts
     per kind, the engine's summary of loading it ("load"), its gated pods ("gated") and what the sweep form
     offers ("sweep_outline"). Raises engine.ScenarioInvalid for a text the engine refuses."""
-    load = engine.load_summary(manifests, config)
-    check(manifests, config, keep=False)  # (kept in the database for a large text: the draft editor shows it)
+    scenario = engine.load(manifests, config)
+    load = engine.summary_of(scenario)
+    # (kept in the database for a large text: the draft editor shows it; from the scenario loaded here, which
+    # for a large text is not kept in this process: loading it again read the disk cache, 2 s at 150,000 pods)
+    check(manifests, config, keep=False, scenario=scenario)
     outline = edits.outline(manifests, keep=False)
-    return dict(summarize(manifests), load=load, gated=pods.gated_rows(manifests, config), sweep_outline={
+    gated = pods.gated_rows(manifests, config, scenario)
+    return dict(summarize(manifests), load=load, gated=gated, sweep_outline={
         "workloads": [{"ref": w["ref"], "constraints": bool(w["constraints"])} for w in outline["workloads"]],
         "zones": list(outline["zones"])})
 
 
-def check(manifests, config="", keep=True):
+def check(manifests, config="", keep=True, scenario=None):
     """{ok, message, warnings, object, field, input, line, and for a valid text nodes, pods, pending, gated}:
     the engine's verdict on a text, for the draft editor. Remembered per text in this process (`keep` False:
     not), and kept in the database for a large text (texts.fact), so opening a large draft does not load it
-    into the engine again."""
+    into the engine again. ``scenario``: the text loaded already by the engine (a valid text)."""
     config_key = engine.text_key(config or "").hex()
     name = f"engine check {engine.fingerprint()} {config_key}"
 
     def work_out():
-        return texts.fact(manifests, name, lambda text: _check(text, config))
+        return texts.fact(manifests, name, lambda text: _check(text, config, scenario))
 
     return dict(documents.memo(f"check:{config_key}", manifests, work_out) if keep else work_out())
 
 
-def _check(manifests, config=""):
+def _check(manifests, config="", scenario=None):
     try:
-        scenario = engine.load(manifests, config, keep=False)  # typed, not saved
+        if scenario is None:
+            scenario = engine.load(manifests, config, keep=False)  # typed, not saved
     except engine.ScenarioInvalid as e:
         line = None  # a message that names an object and field, not a line: the editor marks the field's line
         if e.input in ("", "manifests") and not re.search(r"\bline \d+", str(e)):
