@@ -53,6 +53,13 @@ def of_text(manifests, config=""):
     """What a revision keeps of its text for pages, worked out once when it is saved: the node rows and counts
     per kind, the engine's summary of loading it ("load"), its gated pods ("gated") and what the sweep form
     offers ("sweep_outline"). Raises engine.ScenarioInvalid for a text the engine refuses."""
+    # (with the cycle collector paused: the text's documents and the scenario are millions of containers at
+    # 150,000 pods, which each full collection set off by the rows made here would walk again)
+    with engine.without_cycle_collection():
+        return _of_text(manifests, config)
+
+
+def _of_text(manifests, config):
     scenario = engine.load(manifests, config)
     load = engine.summary_of(scenario)
     # (kept in the database for a large text: the draft editor shows it; from the scenario loaded here, which
