@@ -13,6 +13,7 @@ import os
 import pickle
 import re
 import signal
+import threading
 from typing import Any, Iterator
 
 import numpy as np
@@ -479,6 +480,12 @@ def _ryml_json(chunk: str) -> str | None:
 
 @contextlib.contextmanager
 def _stderr_silenced() -> Iterator[None]:
+    """File descriptor 2 pointed at /dev/null meanwhile, in a process's main thread only (the command line, a
+    worker, a forked reader): in a threaded server, other threads' output would be lost with it, and there
+    rapidyaml's rare error lines go to the server's log."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
     try:
         saved = os.dup(2)
     except OSError:

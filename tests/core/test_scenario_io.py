@@ -378,3 +378,24 @@ def test_what_rapidyaml_refuses_is_worded_by_pyyaml_and_it_prints_nothing(chunke
     with pytest.raises(ScenarioError, match="mapping values are not allowed in this context"):
         list(read_documents(_list_with("a: b: c"), "t.yaml"))
     assert capfd.readouterr() == ("", "")
+
+
+def test_a_read_in_a_servers_thread_leaves_its_error_output_alone(chunked_reads, monkeypatch) -> None:
+    # (pointing descriptor 2 elsewhere would lose other threads' output meanwhile: a threaded server's log)
+    import threading
+
+    redirected = []
+    monkeypatch.setattr(scenario_io.os, "dup2", lambda *a: redirected.append(a))
+    errors = []
+
+    def read():
+        try:
+            list(read_documents(_list_with("a: b: c"), "t.yaml"))
+        except ScenarioError as e:
+            errors.append(str(e))
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    thread.join()
+    assert "mapping values are not allowed in this context" in errors[0]
+    assert redirected == []
