@@ -25,6 +25,20 @@ class ApiDraftsTestCase(BaseTestCase):
                      format="json")
         self.assertEqual((r.status_code, r.data["object"], r.data["field"]), (400, "ReplicaSet/default/api", "workload"))
 
+    def test_a_quick_edit_of_a_large_text_loads_the_new_text_with_the_engine_once(self):
+        # A text over LOADED_MAX_BYTES is not kept loaded in the web process: the response's verdict loaded the
+        # edited text again from the engine's disk cache (a second at 150,000 pods).
+        from webapp.scenarios import engine
+
+        api = self.api(self.editor)
+        with mock.patch.object(engine, "LOADED_MAX_BYTES", 100), \
+                mock.patch.object(engine, "_load_through_disk", wraps=engine._load_through_disk) as loaded:
+            r = api.post(self.url("draft/edits/"), {"op": "cordon", "node": "node-a"}, format="json")
+        self.assertEqual(r.status_code, 200)
+        self.assertTrue(r.data["check"]["ok"], r.data["check"])
+        self.assertTrue(r.data["check"]["message"].startswith("valid: 1 nodes"), r.data["check"])
+        self.assertEqual(loaded.call_count, 1)  # (the edited text, once)
+
     def test_it_runs_and_saves_the_draft(self):
         api = self.api(self.editor)
         api.post(self.url("draft/edits/"), {"op": "cordon", "node": "node-a"}, format="json")

@@ -522,9 +522,15 @@ def _apply_edits(text, edit_list, config, keep_written):
     # the engine reads the objects just written, not the text again (they read back the same), and so does
     # the next edit of this text when they are kept (a draft's)
     written = written_documents(objects, shape)
-    engine.validate(new, config, parsed=written)
-    if keep_written:
+    if keep_written:  # (a draft's: the draft editor's verdict on the new text, from the scenario loaded here)
+        from . import summary
+
+        scenario = engine.load(new, config, parsed=written)
+        engine.check_size(scenario)
+        summary.check(new, config, scenario=scenario)
         documents.remember(new, written)
+    else:
+        engine.validate(new, config, parsed=written)
     return new
 
 
