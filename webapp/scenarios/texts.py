@@ -30,7 +30,7 @@ def _text_model():
 
 def key_of(text):
     """The text's key: its SHA-256, or, for a text this process holds (read, stored or hashed before), the key
-    it was kept under (hashing a 267 MB text takes half a second or more, and saving one asked seven times)."""
+    it was kept under (hashing a 267 MB text takes half a second or more, and saving one asked nine times)."""
     if len(text) <= KNOWN_BY_IDENTITY:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
     with _lock:
