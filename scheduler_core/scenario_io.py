@@ -385,13 +385,14 @@ def _items_of_parts(text: str, spans: list[tuple[int, int]], parts: list[Any]) -
 
 
 # rapidyaml reads kubectl's YAML three times as fast as ryaml, and its JSON is read by orjson
-# faster than ryaml's objects unpickle, but a few plain scalars it reads otherwise: ryaml's
-# (YAML 1.2 core) True, NULL, ~, .inf, .nan, 0x1F, 0o17, 0b1 and a plain key such as 1, true or
-# null are not strings; its plain "nan" and "inf" are written ".nan" and ".inf"; and it accepts
-# some texts that YAML forbids (a plain scalar opening with an indicator such as @ or `, an
-# empty key, a tab where YAML has none). A chunk with any of these, with a flow collection
-# other than [] and {}, a tab, or a line break other than \n, is read by ryaml; what ryaml
-# reads otherwise than YAML 1.1 was refused before (_refused). kubectl writes none of these.
+# faster than ryaml's objects unpickle, but a few scalars it reads otherwise: ryaml's (YAML 1.2
+# core) True, NULL, ~, .inf, .nan, 0x1F, 0o17, 0b1 and a plain key such as 1, true or null are
+# not strings; a plain value, or a key even quoted, spelled "nan" or "inf" is written ".nan" or
+# ".inf"; and it accepts some texts that YAML forbids (a plain scalar opening with an indicator
+# such as @ or `, an empty key, a bad block scalar header, a tab where YAML has none). A chunk
+# with any of these, with a flow collection other than [] and {}, a tab, or a line break other
+# than \n, is read by ryaml; what ryaml reads otherwise than YAML 1.1 was refused before
+# (_refused). kubectl writes none of these.
 _RYML_PLAIN = r"""
  (?=[-+.0-9~TFNtfniIN])
  (?:True|TRUE|False|FALSE|Null|NULL|~|[-+]?\.?(?i:inf|nan)|[-+]?0[xXoObB][0-9a-fA-F_]*|[-+]?[0-9]{19,})
