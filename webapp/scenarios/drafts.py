@@ -76,7 +76,9 @@ def set_text(draft, manifests, config=None):
 
 def apply(draft, edit):
     """Apply one structured edit; raises edits.EditError / engine.ScenarioInvalid, draft unchanged."""
-    draft.manifests = edits.apply_edit(draft.manifests, edit, draft.config)
+    config = draft.config
+    draft.manifests = edits.apply_edit(draft.manifests, edit, config, checked=lambda text, scenario: (
+        manifests_summary.check(text, config, scenario=scenario)))  # (the verdict the response shows)
     return _store(draft, list(draft.edits) + [edit], [])
 
 

@@ -486,12 +486,14 @@ def describe(edit):
     return sentences.get(op, op)
 
 
-def apply_edit(text, edit, config=""):
+def apply_edit(text, edit, config="", checked=None):
     """New manifests text after one edit dict; raises EditError / engine.ScenarioInvalid. Python's cycle
     collector is paused meanwhile: an edit of a large cluster allocates millions of containers and makes
-    no cycles, and each full collection it set off walked all of them (a second or more at 5,000 nodes)."""
+    no cycles, and each full collection it set off walked all of them (a second or more at 5,000 nodes).
+    ``checked(text, scenario)``: called with the new text and the scenario the engine's check of it loaded
+    (the draft editor's verdict is worked out from it: a large text is not kept loaded in this process)."""
     with engine.without_cycle_collection():
-        return _apply_edits(text, [edit], config, keep_written=True)
+        return _apply_edits(text, [edit], config, keep_written=True, checked=checked)
 
 
 def apply_edits(text, edits, config=""):
@@ -506,7 +508,7 @@ def apply_edits(text, edits, config=""):
         return _apply_edits(text, edits, config, keep_written=False)
 
 
-def _apply_edits(text, edit_list, config, keep_written):
+def _apply_edits(text, edit_list, config, keep_written, checked=None):
     for edit in edit_list:
         if not isinstance(edit, dict) or not isinstance(edit.get("op"), str) or edit["op"] not in OPS:
             raise EditError(f"unknown edit op {edit.get('op') if isinstance(edit, dict) else edit!r}; "
@@ -522,15 +524,14 @@ def _apply_edits(text, edit_list, config, keep_written):
     # the engine reads the objects just written, not the text again (they read back the same), and so does
     # the next edit of this text when they are kept (a draft's)
     written = written_documents(objects, shape)
-    if keep_written:  # (a draft's: the draft editor's verdict on the new text, from the scenario loaded here)
-        from . import summary
-
+    if checked is not None:
         scenario = engine.load(new, config, parsed=written)
         engine.check_size(scenario)
-        summary.check(new, config, scenario=scenario)
-        documents.remember(new, written)
+        checked(new, scenario)
     else:
         engine.validate(new, config, parsed=written)
+    if keep_written:
+        documents.remember(new, written)
     return new
 
 
