@@ -14,9 +14,13 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from ...config_args import DefaultPreemptionArgs
 from ...framework.interface import Code, Diagnosis, Plugin, PostFilterResult, Status, new_status
-from ...framework.types import NodeInfo, PodInfo
+from ...framework.types import NodeInfo, PodInfo, _used_ports as used_ports
 from ...k8s.types import PREEMPT_NEVER, Pod
-from ..names import DEFAULT_PREEMPTION
+from ..names import (DEFAULT_PREEMPTION, NODE_AFFINITY, NODE_NAME, NODE_PORTS, NODE_RESOURCES_FIT,
+                     NODE_UNSCHEDULABLE, NODE_VOLUME_LIMITS, POD_TOPOLOGY_SPREAD, TAINT_TOLERATION,
+                     VOLUME_BINDING, VOLUME_RESTRICTIONS, VOLUME_ZONE)
+from ..podtopologyspread.plugin import PRE_FILTER_STATE_KEY as SPREAD_STATE_KEY
+from ..registry import FILTER, PRE_FILTER
 from .candidates import PDB, filter_pods_with_pdb_violation, sort_by_importance
 from .explain import trace_to_json
 from .preemption import Evaluator, PreemptionTrace
@@ -82,6 +86,26 @@ def _node_without_below(node_info: NodeInfo, priority: int, potential: list[PodI
         if below is not None:
             below[key] = found
     return found
+
+
+def _spread_blind_to(state: "CycleState", pod: Pod, potential: list[PodInfo]) -> bool:
+    """PodTopologySpread's Filter and AddPod/RemovePod ignore these pods (updateWithPod counts a
+    pod of the preemptor's namespace that some hard constraint's selector matches); False when its
+    PreFilter state is missing (RemovePod would fail)."""
+    try:
+        s = state.read(SPREAD_STATE_KEY)
+    except KeyError:
+        return False
+    return not any(pi.pod.namespace == pod.namespace and c.selector.matches(pi.pod.labels)
+                   for pi in potential for c in s.constraints)
+
+
+# Filter plugins that read the node alone, never its pods; volume plugins (neutral to pods
+# without volumes); PreFilter plugins whose AddPod/RemovePod leave their state as it is for pods
+# _resources_only lets through
+_NODE_ONLY = frozenset({NODE_NAME, NODE_UNSCHEDULABLE, TAINT_TOLERATION, NODE_AFFINITY})
+_VOLUMES = frozenset({VOLUME_RESTRICTIONS, NODE_VOLUME_LIMITS, VOLUME_BINDING, VOLUME_ZONE})
+_NEUTRAL_EXTENSIONS = frozenset({POD_TOPOLOGY_SPREAD})
 
 
 # keys of NodeInfo.below: a priority -> the pods below it; (_WITHOUT, priority) -> _node_without_below's
@@ -225,6 +249,71 @@ class DefaultPreemption(Plugin):
         except _ChangeError as err:
             return [], 0, Status(Code.Error, (str(err),)), {}
 
+    def select_victims_by_resources(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
+                                    pdbs: Sequence[PDB]) -> tuple[list[Pod], int, Status, dict] | None:
+        """select_victims_on_node when putting the node's lower-priority pods back can change
+        NodeResourcesFit's verdict alone (every other Filter plugin reads neither those pods nor
+        anything their AddPod/RemovePod would change: ``_resources_only``) and no nominated pod
+        would be added to the node: the same victims, worked out on one copy of the node without
+        them, neither the state nor the node cloned, the pod re-added and NodeResourcesFit asked
+        after each (every other plugin's verdict stays the one it gave with all of them off).
+        None where that does not hold, and on the reference path (a framework not ``fast``, which
+        tests hold this one against): the caller then runs select_victims_on_node."""
+        if not getattr(self.handle, "fast", False):
+            return None
+        potential = _pods_below(node_info, pod.priority)
+        fit = self._resources_only(state, pod, node_info, potential)
+        if fit is None:
+            return None
+        found = _node_without_below(node_info, pod.priority, potential)
+        if found is None:
+            return None
+        left = found[0].clone()
+        st = self.handle.run_filter_plugins(state, pod, left)
+        if not st.is_success():
+            return [], 0, st, {}
+
+        def fits(pi: PodInfo) -> bool:  # (the pod back on the node; off again if the pod no longer fits)
+            left.add_pod_info(pi)
+            if fit.filter(state, pod, left).is_success():
+                return True
+            left.undo_add_pod_info(pi)
+            return False
+        return self._reprieve_with(potential, pdbs, fits)
+
+    def _resources_only(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
+                        potential: list[PodInfo] | None):
+        """The NodeResourcesFit plugin when it alone can tell a change of the potential victims
+        on node_info (see select_victims_by_resources), else None."""
+        if not potential or self.handle.nominated_pods_for_node(node_info.name):
+            return None
+        points = getattr(self.handle, "points", None)
+        if points is None:
+            return None
+        skip = state.skip_filter_plugins
+        fit = None
+        for pl in points[FILTER]:
+            if skip and pl.NAME in skip or pl.NAME in _NODE_ONLY:
+                continue
+            if pl.NAME == NODE_RESOURCES_FIT:
+                fit = pl
+            elif pl.NAME == NODE_PORTS:
+                if any(p.host_port > 0 for pi in potential for p in used_ports(pi.pod)):
+                    return None
+            elif pl.NAME in _VOLUMES:
+                if any(pi.pod.volumes for pi in potential):
+                    return None
+            elif pl.NAME == POD_TOPOLOGY_SPREAD:
+                if not _spread_blind_to(state, pod, potential):
+                    return None
+            else:  # (InterPodAffinity, unless skipped; a plugin not known here)
+                return None
+        for pl in points[PRE_FILTER]:  # (AddPod/RemovePod of the plugins above change nothing
+            if pl.pre_filter_extensions() is not None and not (skip and pl.NAME in skip) and \
+                    pl.NAME not in _NEUTRAL_EXTENSIONS:  # for such pods; any other: not told)
+                return None
+        return fit
+
     # --- helpers ------------------------------------------------------------------------
 
     def _reprieve(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
@@ -232,15 +321,24 @@ class DefaultPreemption(Plugin):
                   ) -> tuple[list[Pod], int, Status, dict]:
         """Re-add the potential victims, PDB-violating ones first, most important first;
         those after which the pod no longer fits stay victims."""
+        return self._reprieve_with(potential, pdbs,
+                                   lambda pi: self._reprieve_pod(state, pod, node_info, pi))
+
+    def _reprieve_with(self, potential: list[PodInfo], pdbs: Sequence[PDB], fits
+                       ) -> tuple[list[Pod], int, Status, dict]:
+        """_reprieve with ``fits(pi)``: put pi back, and take it off again (a victim) when the pod
+        no longer fits, saying whether it fits."""
         sort_by_importance(potential, lambda pi: pi.pod)
         violating, non_violating, why = filter_pods_with_pdb_violation(potential, pdbs)
         victims: list[PodInfo] = []
         num_violating = 0
         for pi in violating:
-            if not self._reprieve_pod(state, pod, node_info, pi, victims):
+            if not fits(pi):
+                victims.append(pi)
                 num_violating += 1
         for pi in non_violating:
-            self._reprieve_pod(state, pod, node_info, pi, victims)
+            if not fits(pi):
+                victims.append(pi)
         if violating and non_violating:
             sort_by_importance(victims, lambda pi: pi.pod)
         keys = {pi.pod.key for pi in victims}
@@ -248,14 +346,13 @@ class DefaultPreemption(Plugin):
                 {k: v for k, v in why.items() if k in keys})
 
     def _reprieve_pod(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
-                      pi: PodInfo, victims: list[PodInfo]) -> bool:
-        """reprievePod: add back; if the pod stops fitting, remove again as a victim."""
+                      pi: PodInfo) -> bool:
+        """reprievePod: add back; if the pod stops fitting, remove again (a victim)."""
         self._add_pod(state, pod, pi, node_info)
         st = self.handle.run_filter_plugins_with_nominated_pods(state, pod, node_info)
         fits = st.is_success()
         if not fits:
             self._remove_pod(state, pod, pi, node_info)
-            victims.append(pi)
         return fits
 
     def _remove_pod(self, state: "CycleState", pod: Pod, pi: PodInfo, node_info: NodeInfo) -> None:

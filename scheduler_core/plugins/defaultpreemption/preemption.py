@@ -308,8 +308,11 @@ class Evaluator:
         becomes a candidate in its bucket (``non_violating`` or ``violating``, each kept to
         ``num``), and the second value says whether the walk has enough and stops; otherwise
         the node's status is returned (an Error's message also goes to ``errs``)."""
-        victims, n_pdb, st, why = self.interface.select_victims_on_node(
-            state.clone(), pod, ni.clone(), pdbs)
+        by_resources = getattr(self.interface, "select_victims_by_resources", None)
+        found = by_resources(state, pod, ni, pdbs) if by_resources is not None else None
+        if found is None:
+            found = self.interface.select_victims_on_node(state.clone(), pod, ni.clone(), pdbs)
+        victims, n_pdb, st, why = found
         if st.is_success() and victims:
             bucket = non_violating if n_pdb == 0 else violating
             if len(bucket) < num:

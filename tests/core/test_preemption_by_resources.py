@@ -1,0 +1,131 @@
+"""Preemption's victims worked out by NodeResourcesFit alone (``select_victims_by_resources``).
+
+When putting a node's lower-priority pods back can change no Filter plugin's verdict but
+NodeResourcesFit's, the fast path reprieves them on one copy of the node, asking that plugin
+only. Each case runs the simulation with the shortcut and without it: the results, explanations
+and preemption traces must be the same, and the shortcut must answer exactly where it may.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from scheduler_core.api import simulate
+from scheduler_core.plugins.defaultpreemption.default_preemption import DefaultPreemption
+from scheduler_core.scenario import load_scenario
+from tests.bench.generate import generate, to_yaml
+
+ZONE = "topology.kubernetes.io/zone"
+
+
+def _node(name: str, zone: str, cpu: str = "4") -> dict:
+    return {"apiVersion": "v1", "kind": "Node",
+            "metadata": {"name": name, "labels": {ZONE: zone, "kubernetes.io/hostname": name}},
+            "status": {"allocatable": {"cpu": cpu, "memory": "8Gi", "pods": "20"}}}
+
+
+def _pod(name: str, cpu: str, priority: int, node: str = "", app: str = "batch",
+         host_port: int = 0, nominated: str = "", started: str = "", extra: dict | None = None) -> dict:
+    container: dict = {"name": "c", "resources": {"requests": {"cpu": cpu}}}
+    if host_port:
+        container["ports"] = [{"containerPort": host_port, "hostPort": host_port}]
+    spec: dict = {"containers": [container], "priority": priority, **(extra or {})}
+    if node:
+        spec["nodeName"] = node
+    doc = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": name, "namespace": "default", "labels": {"app": app}}, "spec": spec}
+    status = {}
+    if nominated:
+        status["nominatedNodeName"] = nominated
+    if started:
+        status["startTime"] = started
+    if status:
+        doc["status"] = status
+    return doc
+
+
+def _spread(app: str) -> dict:
+    return {"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": ZONE,
+                                           "whenUnsatisfiable": "DoNotSchedule",
+                                           "labelSelector": {"matchLabels": {"app": app}}}]}
+
+
+def _anti_affinity(app: str) -> dict:
+    return {"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": "kubernetes.io/hostname"}]}}}
+
+
+def _cluster(victims: list[dict], preemptors: list[dict], extra: list[dict] = ()) -> str:
+    nodes = [_node(f"n{i}", "a" if i % 2 else "b") for i in range(4)]
+    return yaml.safe_dump({"apiVersion": "v1", "kind": "List",
+                           "items": nodes + victims + list(extra) + preemptors})
+
+
+def _full_nodes(**kw) -> list[dict]:
+    """Every node full with low-priority pods: 1 + 1 + 2 cpu each, started in turn."""
+    return [_pod(f"low-{n}-{k}", cpu, 10 + k, node=f"n{n}", started=f"2026-01-0{k + 1}T00:00:00Z", **kw)
+            for n in range(4) for k, cpu in enumerate(("1", "1", "2"))]
+
+
+CASES = [
+    pytest.param(_cluster(_full_nodes(), [_pod("web", "2", 1000, app="web")]), True,
+                 id="victims that only take cpu: the shortcut answers"),
+    pytest.param(_cluster(_full_nodes(), [_pod("web", "3", 1000, app="web", extra=_spread("web"))]),
+                 True, id="a spread constraint whose selector no victim matches: it answers"),
+    pytest.param(_cluster(_full_nodes(app="web"),
+                          [_pod("web", "2", 1000, app="web", extra=_spread("web"))]),
+                 False, id="victims the preemptor's spread constraint counts: not told"),
+    pytest.param(_cluster(_full_nodes(host_port=8080), [_pod("web", "2", 1000, app="web")]), True,
+                 id="victims holding a host port the preemptor does not want: it answers"),
+    pytest.param(_cluster(_full_nodes(host_port=8080), [_pod("web", "2", 1000, app="web", host_port=8080)]),
+                 False, id="victims holding a host port, a preemptor that wants one: not told"),
+    pytest.param(_cluster(_full_nodes(), [_pod("web", "2", 1000, app="web", extra=_anti_affinity("web"))]),
+                 False, id="a preemptor with required pod anti-affinity: not told"),
+    pytest.param(_cluster(_full_nodes(), [_pod("web", "2", 1000, app="web")],
+                          [_pod(f"nom-{n}", "1", 2000, app="nom", nominated=f"n{n}") for n in range(4)]),
+                 None, id="nodes with nominated pods: not told there"),
+]
+
+
+def _run(text: str, monkeypatch, use: bool) -> tuple[str, list]:
+    answers = []
+    real = DefaultPreemption.select_victims_by_resources
+
+    def counted(self, state, pod, node_info, pdbs):
+        found = real(self, state, pod, node_info, pdbs) if use else None
+        answers.append(found is not None)
+        return found
+
+    monkeypatch.setattr(DefaultPreemption, "select_victims_by_resources", counted)
+    result = simulate(load_scenario(text, filename="case.yaml"), seed=1, detail=True)
+    return json.dumps(result, sort_keys=True, default=str), answers
+
+
+@pytest.mark.parametrize("text, answers", CASES)
+def test_victims_by_resources_are_the_victims_of_the_full_reprieve(text, answers, monkeypatch) -> None:
+    short, asked = _run(text, monkeypatch, use=True)
+    full, _ = _run(text, monkeypatch, use=False)
+    assert short == full
+    result = json.loads(short)
+    assert result["evicted"], "the case must preempt"
+    assert asked, "the dry run must try a node"
+    if answers is not None:
+        assert set(asked) == {answers}
+    else:  # (the preemptor does not fit beside a nominated pod of higher priority: never told)
+        assert not any(asked)
+
+
+@pytest.mark.parametrize("size, seed", [
+    pytest.param("dense-60x300", 1, id="dense: batch pods preempted by the regular workloads"),
+    pytest.param("dense-40x200", 5, id="another seed and size"),
+])
+def test_dense_clusters_preempt_the_same_pods_by_resources(size, seed, monkeypatch) -> None:
+    """The bench's dense preset, where most dry-run tries are answered by the shortcut."""
+    text = to_yaml(generate(size, seed).objects)
+    short, asked = _run(text, monkeypatch, use=True)
+    full, _ = _run(text, monkeypatch, use=False)
+    assert short == full
+    assert True in asked and False in asked
+    assert json.loads(short)["evicted"]
