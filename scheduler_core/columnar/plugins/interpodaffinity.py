@@ -77,10 +77,22 @@ class InterPodAffinity(ColumnarPlugin):
     def _status(self, st: Status) -> int:
         return 0 if st.is_success() else self.ctx.statuses.intern(st.with_plugin(self.NAME))
 
-    def _by_node(self, tk: str, counts: dict, positive_only: bool = True) -> np.ndarray:
-        """counts' entries for topology key tk, per node (0 where the node lacks tk)."""
+    def _by_node(self, tk: str, s: filtering.PreFilterState, name: str) -> np.ndarray:
+        """The state's count map ``name`` (existing, affinity or anti) for topology key tk, per
+        node (0 where the node lacks tk): from the vectors it is summed from while it is not
+        built (counts.SummedCounts), else from the map."""
         col = self.ctx.table.column(tk)
         per_value = np.zeros(len(col) + 1, np.int64)
+        summed = s.summed(name)
+        if summed is not None:
+            found = summed.by_key.get(tk)
+            if found is not None:  # (values no node has go to the last slot, zeroed below)
+                names, sums = found
+                per_value[self._value_slots(tk, names)[:len(sums)]] = sums[:len(names)]
+                per_value[len(col)] = 0
+            return per_value[col.slots]
+        counts = {"existing": s.existing_anti_affinity_counts, "affinity": s.affinity_counts,
+                  "anti": s.anti_affinity_counts}[name]
         for (key, tv), n in counts.items():
             if key == tk:
                 vid = col.index.get(tv)
@@ -106,20 +118,23 @@ class InterPodAffinity(ColumnarPlugin):
             exist = np.ones(table.n, bool)
             for t in terms:
                 has_keys &= ~table.column(t.topology_key).missing
-                exist &= self._by_node(t.topology_key, s.affinity_counts) > 0
-            if not s.affinity_counts and filtering.pod_matches_all_affinity_terms(
+                exist &= self._by_node(t.topology_key, s, "affinity") > 0
+            if not s.has_counts("affinity") and filtering.pod_matches_all_affinity_terms(
                     terms, s.pod_info.pod):
                 exist[:] = True  # the first pod of a series that matches its own terms
             out[~(has_keys & exist)] = 1
-        if s.anti_affinity_counts:
+        if s.has_counts("anti"):
             repelled = np.zeros(table.n, bool)
             for t in s.pod_info.required_anti_affinity_terms:
-                repelled |= self._by_node(t.topology_key, s.anti_affinity_counts) > 0
+                repelled |= self._by_node(t.topology_key, s, "anti") > 0
             out[(out == 0) & repelled] = 2
-        if s.existing_anti_affinity_counts:
+        if s.has_counts("existing"):
             repelled = np.zeros(table.n, bool)
-            for tk in {k for k, _ in s.existing_anti_affinity_counts}:
-                repelled |= self._by_node(tk, s.existing_anti_affinity_counts) > 0
+            summed = s.summed("existing")
+            keys = summed.by_key if summed is not None else \
+                {k for k, _ in s.existing_anti_affinity_counts}
+            for tk in keys:
+                repelled |= self._by_node(tk, s, "existing") > 0
             out[(out == 0) & repelled] = 3
         return out
 

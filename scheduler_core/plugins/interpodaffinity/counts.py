@@ -252,18 +252,27 @@ class PodCounts:
                                       ) -> TopologyCounts:
         """getExistingAntiAffinityCounts: existing pods' required anti-affinity terms that
         match pod, counted on the pairs of the existing pods' nodes."""
-        out: TopologyCounts = {}
+        return self.existing_anti_affinity_summed(pod, ns_labels).counts()
+
+    def existing_anti_affinity_summed(self, pod: Pod, ns_labels: Mapping[str, str]
+                                      ) -> "SummedCounts":
+        """existing_anti_affinity_counts as the vectors it sums."""
+        out = SummedCounts()
         for key, rep in self._present(self._groups):
             for t in rep.required_anti_affinity_terms:
                 if t.matches(pod, ns_labels):
-                    _add(out, t.topology_key, self._by_value(key, t.topology_key), 1)
+                    self._add_part(out, key, t.topology_key)
         return out
 
     def incoming_counts(self, pod_info: PodInfo) -> tuple[TopologyCounts, TopologyCounts]:
         """getIncomingAffinityAntiAffinityCounts: existing pods matching all of the pod's
         required affinity terms (on each term's pair), and each anti-affinity term."""
-        affinity: TopologyCounts = {}
-        anti_affinity: TopologyCounts = {}
+        affinity, anti_affinity = self.incoming_summed(pod_info)
+        return affinity.counts(), anti_affinity.counts()
+
+    def incoming_summed(self, pod_info: PodInfo) -> tuple["SummedCounts", "SummedCounts"]:
+        """incoming_counts as the vectors each map sums."""
+        affinity, anti_affinity = SummedCounts(), SummedCounts()
         aff_terms = pod_info.required_affinity_terms
         anti_terms = pod_info.required_anti_affinity_terms
         if not aff_terms and not anti_terms:
@@ -271,11 +280,18 @@ class PodCounts:
         for key, rep in self._present(self._classes):
             if pod_matches_all_affinity_terms(aff_terms, rep):
                 for t in aff_terms:
-                    _add(affinity, t.topology_key, self._by_value(key, t.topology_key), 1)
+                    self._add_part(affinity, key, t.topology_key)
             for t in anti_terms:
                 if t.matches(rep, NO_NAMESPACE_LABELS):
-                    _add(anti_affinity, t.topology_key, self._by_value(key, t.topology_key), 1)
+                    self._add_part(anti_affinity, key, t.topology_key)
         return affinity, anti_affinity
+
+    def _add_part(self, into: "SummedCounts", key: Hashable, tk: str) -> None:
+        """Add the pods of key per value of tk to into, as they are now (a copy: the counts
+        move on as pods bind)."""
+        if self._by_value(key, tk):
+            names = self._value_names[tk]
+            into.add(tk, names, self._vectors[(key, tk)][:len(names)].copy())
 
     def topology_score(self, s: PreScoreState, all_pods: bool,
                        hard_pod_affinity_weight: int) -> bool:
@@ -325,7 +341,67 @@ class PodCounts:
         return bool(vectors)
 
 
-def _add(into: TopologyCounts, tk: str, by_value: Mapping[str, int], times: int) -> None:
-    for tv, n in by_value.items():
-        pair = (tk, tv)
-        into[pair] = into.get(pair, 0) + n * times
+class SummedCounts:
+    """A TopologyCounts given as the vectors it sums: per topology key, the names of its values
+    (in id order; the list only grows) and the pods per value id, summed over the terms and pod
+    classes or groups that count there. ``counts()`` builds the map: each pair's count is the
+    sum the reference adds up pair by pair (only the order of the entries differs, which nothing
+    reads)."""
+
+    __slots__ = ("by_key",)
+
+    def __init__(self) -> None:
+        self.by_key: dict[str, tuple[list[str], np.ndarray]] = {}  # tk -> (names, pods per value)
+
+    def add(self, tk: str, names: list[str], vec: np.ndarray) -> None:
+        """Add vec (a new array, owned from now on) to tk's sums."""
+        found = self.by_key.get(tk)
+        if found is None:
+            self.by_key[tk] = (names, vec)
+            return
+        sums = found[1]
+        if len(vec) > len(sums):
+            vec[:len(sums)] += sums
+            self.by_key[tk] = (names, vec)
+        else:
+            sums[:len(vec)] += vec
+
+    def counts(self) -> TopologyCounts:
+        out: TopologyCounts = {}
+        for tk, (names, sums) in self.by_key.items():
+            nz = np.flatnonzero(sums)
+            out.update(zip([(tk, names[v]) for v in nz.tolist()], sums[nz].tolist()))
+        return out
+
+    def empty(self) -> bool:
+        return not any(sums.any() for _, sums in self.by_key.values())
+
+    def first_pairs(self, limit: int) -> tuple[list[tuple[str, str, int]], int]:
+        """The first ``limit`` (key, value, count) in (key, value) order, and how many pairs
+        there are: what sorting the built map's pairs gives, without building it."""
+        out: list[tuple[str, str, int]] = []
+        total = 0
+        for tk in sorted(self.by_key):
+            names, sums = self.by_key[tk]
+            order = _name_order(names)
+            if len(sums) < len(names):
+                order = order[order < len(sums)]
+            listed = order[sums[order] != 0]
+            total += len(listed)
+            out.extend((tk, names[v], int(sums[v])) for v in listed[:max(0, limit - len(out))].tolist())
+        return out, total
+
+
+# a value names list (PodCounts', which only grows) -> (it, its length then, its ids in name order)
+_ORDERS: dict[int, tuple[list[str], int, np.ndarray]] = {}
+
+
+def _name_order(names: list[str]) -> np.ndarray:
+    """The ids of names sorted by name, kept until the list grows."""
+    hit = _ORDERS.get(id(names))
+    if hit is None or hit[0] is not names or hit[1] != len(names):
+        if len(_ORDERS) > 64:
+            _ORDERS.clear()
+        hit = _ORDERS[id(names)] = (names, len(names), np.array(
+            sorted(range(len(names)), key=names.__getitem__), np.intp))
+    return hit[2]

@@ -67,32 +67,80 @@ def update_with_anti_affinity_terms(m: TopologyCounts, terms: Sequence[AffinityT
 
 
 class PreFilterState:
-    """preFilterState: the counts Filter reads; AddPod/RemovePod update them."""
+    """preFilterState: the counts Filter reads; AddPod/RemovePod update them.
 
-    __slots__ = ("existing_anti_affinity_counts", "affinity_counts", "anti_affinity_counts",
-                 "pod_info", "namespace_labels")
+    A count map may be handed over as the vectors it is summed from (``set_summed``, when
+    ``counts.PodCounts`` computed it): the map is then built from them only if something
+    reads it (the columnar Filter and the explanation read the vectors; a reference Filter,
+    AddPod or RemovePod reads the map)."""
+
+    __slots__ = ("_existing", "_affinity", "_anti", "_summed", "pod_info", "namespace_labels")
 
     def __init__(self, pod_info: PodInfo, namespace_labels: Mapping[str, str]) -> None:
         # topology pair -> number of existing pods whose required anti-affinity terms match
         # the incoming pod (one per matching term)
-        self.existing_anti_affinity_counts: TopologyCounts = {}
+        self._existing: TopologyCounts | None = {}
         # topology pair -> number of existing pods matching ALL the incoming pod's required
         # affinity terms (counted on each term's pair)
-        self.affinity_counts: TopologyCounts = {}
+        self._affinity: TopologyCounts | None = {}
         # topology pair -> number of existing pods matching each of the incoming pod's
         # required anti-affinity terms
-        self.anti_affinity_counts: TopologyCounts = {}
+        self._anti: TopologyCounts | None = {}
+        # the maps not built yet: their slot's name -> what they are summed from (an object
+        # with ``counts()``, the map, and ``empty()``)
+        self._summed: dict | None = None
         # the incoming pod, its required terms with namespaceSelector merged into namespaces
         self.pod_info = pod_info
         # the incoming pod's namespace labels (empty when the namespace is unknown)
         self.namespace_labels = namespace_labels
 
+    def _built(self, slot: str) -> TopologyCounts:
+        m = getattr(self, slot)
+        if m is None:
+            m = self._summed.pop(slot).counts()
+            setattr(self, slot, m)
+        return m
+
+    def _put(self, slot: str, value: TopologyCounts) -> None:
+        if self._summed:
+            self._summed.pop(slot, None)
+        setattr(self, slot, value)
+
+    existing_anti_affinity_counts = property(
+        lambda self: self._built("_existing"), lambda self, v: self._put("_existing", v))
+    affinity_counts = property(
+        lambda self: self._built("_affinity"), lambda self, v: self._put("_affinity", v))
+    anti_affinity_counts = property(
+        lambda self: self._built("_anti"), lambda self, v: self._put("_anti", v))
+
+    def set_summed(self, existing=None, affinity=None, anti=None) -> None:
+        """Hand over maps as what they are summed from (None: leave that map as it is)."""
+        for slot, source in (("_existing", existing), ("_affinity", affinity), ("_anti", anti)):
+            if source is not None:
+                if self._summed is None:
+                    self._summed = {}
+                self._summed[slot] = source
+                setattr(self, slot, None)
+
+    def summed(self, name: str):
+        """What the map ``name`` (existing, affinity or anti) is summed from while it is not
+        built; None once it is (or when it was given as a map)."""
+        return self._summed.get("_" + name) if self._summed else None
+
+    def has_counts(self, name: str) -> bool:
+        """Whether the map ``name`` (existing, affinity or anti) has an entry, without
+        building it."""
+        source = self.summed(name)
+        return not source.empty() if source is not None else bool(getattr(self, "_" + name))
+
     def clone(self) -> "PreFilterState":
-        """preFilterState.Clone: counts copied, pod info and namespace labels shared."""
+        """preFilterState.Clone: counts copied, pod info and namespace labels shared (maps not
+        built yet are shared as what they are summed from, which never changes)."""
         c = PreFilterState(self.pod_info, self.namespace_labels)
-        c.existing_anti_affinity_counts = dict(self.existing_anti_affinity_counts)
-        c.affinity_counts = dict(self.affinity_counts)
-        c.anti_affinity_counts = dict(self.anti_affinity_counts)
+        c._summed = dict(self._summed) if self._summed else None
+        for slot in ("_existing", "_affinity", "_anti"):
+            m = getattr(self, slot)
+            setattr(c, slot, None if m is None else dict(m))
         return c
 
     def update_with_pod(self, pi: PodInfo, node: Node, multiplier: int) -> None:
@@ -150,7 +198,7 @@ def get_incoming_affinity_anti_affinity_counts(pod_info: PodInfo, nodes: Iterabl
 def needs_filtering(s: PreFilterState) -> bool:
     """False where PreFilter returns Skip: nothing existing repels the pod and it has no
     required terms of its own."""
-    return bool(s.existing_anti_affinity_counts or s.pod_info.required_affinity_terms
+    return bool(s.has_counts("existing") or s.pod_info.required_affinity_terms
                 or s.pod_info.required_anti_affinity_terms)
 
 

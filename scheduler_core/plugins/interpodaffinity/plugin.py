@@ -103,15 +103,16 @@ class InterPodAffinity(Plugin):
         snapshot = self.handle.snapshot_shared_lister()
         if self.counts is not None:
             self.counts.refresh(snapshot.list(), getattr(snapshot, "changed", None))
-            s.existing_anti_affinity_counts = self.counts.existing_anti_affinity_counts(
-                pod, s.namespace_labels)
+            s.set_summed(existing=self.counts.existing_anti_affinity_summed(
+                pod, s.namespace_labels))
         else:
             s.existing_anti_affinity_counts = filtering.get_existing_anti_affinity_counts(
                 pod, s.namespace_labels, snapshot.have_pods_with_required_anti_affinity_list())
         if not filtering.needs_filtering(s):
             return None, Status(Code.Skip)
         if self.counts is not None and len(nodes) == len(snapshot.list()):  # (all of them)
-            s.affinity_counts, s.anti_affinity_counts = self.counts.incoming_counts(pi)
+            affinity, anti = self.counts.incoming_summed(pi)
+            s.set_summed(affinity=affinity, anti=anti)
         else:
             s.affinity_counts, s.anti_affinity_counts = \
                 filtering.get_incoming_affinity_anti_affinity_counts(pi, nodes)
@@ -235,13 +236,23 @@ def _explain_filter(s: PreFilterState) -> dict:
         "requiredAffinityTerms": [_term_json(t) for t in s.pod_info.required_affinity_terms],
         "requiredAntiAffinityTerms": [_term_json(t)
                                       for t in s.pod_info.required_anti_affinity_terms],
-        "affinityCounts": _counts_json(s.affinity_counts),
-        "affinityPairCount": len(s.affinity_counts),
-        "antiAffinityCounts": _counts_json(s.anti_affinity_counts),
-        "antiAffinityPairCount": len(s.anti_affinity_counts),
-        "existingAntiAffinityCounts": _counts_json(s.existing_anti_affinity_counts),
-        "existingAntiAffinityPairCount": len(s.existing_anti_affinity_counts),
+        **_counts_of(s, "affinity", "affinity"), **_counts_of(s, "anti", "antiAffinity"),
+        **_counts_of(s, "existing", "existingAntiAffinity"),
     }
+
+
+def _counts_of(s: PreFilterState, name: str, prefix: str) -> dict:
+    """The state's count map ``name`` as the explanation lists it (``prefix``Counts, the first
+    pairs, and ``prefix``PairCount), from the vectors it is summed from while it is not built."""
+    summed = s.summed(name)
+    if summed is not None:
+        pairs, total = summed.first_pairs(MAX_NODE_NAMES)
+        listed = [{"topologyKey": k, "topologyValue": v, "count": n} for k, v, n in pairs]
+    else:
+        counts = {"affinity": s.affinity_counts, "anti": s.anti_affinity_counts,
+                  "existing": s.existing_anti_affinity_counts}[name]
+        listed, total = _counts_json(counts), len(counts)
+    return {f"{prefix}Counts": listed, f"{prefix}PairCount": total}
 
 
 def _explain_score(s: PreScoreState) -> dict:
