@@ -89,6 +89,10 @@ class _NodeToStatus(Mapping):
     def __len__(self) -> int:
         return len(self._ids)
 
+    def at(self, k: int) -> Status:
+        """The status of the k-th node listed (in node order), without a lookup by name."""
+        return self._of_id[self._ids[k]]
+
     def __iter__(self):
         return iter(self._names)
 

@@ -129,3 +129,35 @@ def test_dense_clusters_preempt_the_same_pods_by_resources(size, seed, monkeypat
     assert short == full
     assert True in asked and False in asked
     assert json.loads(short)["evicted"]
+
+
+def _run_seen(text: str, monkeypatch, use: bool) -> tuple[str, list]:
+    """The simulation with the dry run's screen told the failed cycle's status of each node, or
+    not (``use``), and what the screen answered from it."""
+    answered = []
+    real = DefaultPreemption.rejected_without_victims
+
+    def screen(self, state, pod, node_info, seen=None):
+        st = real(self, state, pod, node_info, seen if use else None)
+        answered.append(st is not None and st is seen)
+        return st
+
+    monkeypatch.setattr(DefaultPreemption, "rejected_without_victims", screen)
+    result = simulate(load_scenario(text, filename="case.yaml"), seed=1, detail=True)
+    return json.dumps(result, sort_keys=True, default=str), answered
+
+
+@pytest.mark.parametrize("text, used", [
+    *[pytest.param(case.values[0], None, id=case.id) for case in CASES],
+    pytest.param(to_yaml(generate("dense-60x300", 1).objects), True, id="dense-60x300"),
+    pytest.param(to_yaml(generate("dense-40x200", 5).objects), True, id="dense-40x200"),
+])
+def test_a_node_another_plugin_rejected_is_rejected_again_without_its_victims(text, used, monkeypatch) -> None:
+    """A node the failed cycle rejected by a plugin other than NodeResourcesFit, whose
+    lower-priority pods only NodeResourcesFit sees, is rejected with that status by the dry run
+    without running the filters again: results and traces as when the filters run."""
+    told, answered = _run_seen(text, monkeypatch, use=True)
+    ran, _ = _run_seen(text, monkeypatch, use=False)
+    assert told == ran
+    if used:
+        assert True in answered and False in answered

@@ -88,18 +88,6 @@ def _node_without_below(node_info: NodeInfo, priority: int, potential: list[PodI
     return found
 
 
-def _spread_blind_to(state: "CycleState", pod: Pod, potential: list[PodInfo]) -> bool:
-    """PodTopologySpread's Filter and AddPod/RemovePod ignore these pods (updateWithPod counts a
-    pod of the preemptor's namespace that some hard constraint's selector matches); False when its
-    PreFilter state is missing (RemovePod would fail)."""
-    try:
-        s = state.read(SPREAD_STATE_KEY)
-    except KeyError:
-        return False
-    return not any(pi.pod.namespace == pod.namespace and c.selector.matches(pi.pod.labels)
-                   for pi in potential for c in s.constraints)
-
-
 # Filter plugins that read the node alone, never its pods; volume plugins (neutral to pods
 # without volumes); PreFilter plugins whose AddPod/RemovePod leave their state as it is for pods
 # _resources_only lets through
@@ -107,6 +95,10 @@ _NODE_ONLY = frozenset({NODE_NAME, NODE_UNSCHEDULABLE, TAINT_TOLERATION, NODE_AF
 _VOLUMES = frozenset({VOLUME_RESTRICTIONS, NODE_VOLUME_LIMITS, VOLUME_BINDING, VOLUME_ZONE})
 _NEUTRAL_EXTENSIONS = frozenset({POD_TOPOLOGY_SPREAD})
 
+
+# a key of NodeInfo.below (with a priority): whether only NodeResourcesFit sees the node's pods
+# below it, for the question asked (see DefaultPreemption._resources_only)
+_BLIND = "blind"
 
 # keys of NodeInfo.below: a priority -> the pods below it; (_WITHOUT, priority) -> _node_without_below's
 # NodeInfo of the node without them and its memo
@@ -134,6 +126,8 @@ class DefaultPreemption(Plugin):
         self.args = args or DefaultPreemptionArgs()
         self.handle = handle
         self.evaluator = Evaluator(self.NAME, handle, self)
+        self._plan: tuple | None = None  # (state, pod, _resources_only_plan's) of the last dry run
+        self._questions: dict[tuple, tuple] = {}  # _resources_only_plan's questions, one object each
 
     def post_filter(self, state: "CycleState", pod: Pod, diagnosis: Diagnosis
                     ) -> tuple[PostFilterResult | None, Status]:
@@ -209,17 +203,28 @@ class DefaultPreemption(Plugin):
                     lows[i] = nodes[i].lowest_pod_priority()
         return list(map(pod.priority.__gt__, lows)), _NO_VICTIMS
 
-    def rejected_without_victims(self, state: "CycleState", pod: Pod, node_info: NodeInfo
-                                 ) -> Status | None:
+    def rejected_without_victims(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
+                                 seen: Status | None = None) -> Status | None:
         """The status select_victims_on_node gives node_info when the pod still does not fit
         with every pod of lower priority off (as most nodes of a busy cluster do), told without
         cloning the state or the node: the filters answer for a kept copy of the node without
         those pods, the plugins whose state RemovePod would change answering from the state as
-        it is (``Framework.filter_status_without_pods``). None when it must be tried."""
+        it is (``Framework.filter_status_without_pods``). None when it must be tried.
+
+        ``seen``: the node's status in the failed cycle. When a plugin other than
+        NodeResourcesFit gave it and none but NodeResourcesFit can see those pods
+        (``_resources_only``), taking them off changes nothing that plugin reads and gives
+        NodeResourcesFit only more room: the node is rejected with that status again."""
         screen = getattr(self.handle, "filter_status_without_pods", None)
         potential = node_info.below.get(pod.priority) if node_info.below is not None else None
+        if potential is None and screen is not None:
+            potential = _pods_below(node_info, pod.priority)
         if screen is None or not potential:
             return None
+        if seen is not None and seen.plugin and seen.plugin != NODE_RESOURCES_FIT and \
+                seen.code != Code.Error and getattr(self.handle, "fast", False) and \
+                self._resources_only(state, pod, node_info, potential) is not None:
+            return seen
         found = _node_without_below(node_info, pod.priority, potential)
         if found is None:
             return None
@@ -287,32 +292,81 @@ class DefaultPreemption(Plugin):
         on node_info (see select_victims_by_resources), else None."""
         if not potential or self.handle.nominated_pods_for_node(node_info.name):
             return None
+        plan = self._plan
+        if plan is None or plan[0] is not state or plan[1] is not pod:
+            plan = self._plan = (state, pod, self._resources_only_plan(state, pod))
+        found = plan[2]
+        if found is None:
+            return None
+        fit, ports, volumes, constraints, seen, asked = found
+        below = node_info.below  # (potential is its list: the node's pods have not changed)
+        known = below.get((_BLIND, pod.priority)) if below is not None else None
+        if known is not None and known[0] is asked:  # (the same question of the same pods)
+            return fit if known[1] else None
+        blind = self._blind_to_all(pod, potential, ports, volumes, constraints, seen)
+        if below is not None:
+            below[(_BLIND, pod.priority)] = (asked, blind)
+        return fit if blind else None
+
+    @staticmethod
+    def _blind_to_all(pod: Pod, potential: list[PodInfo], ports: bool, volumes: bool,
+                      constraints: tuple, seen: dict) -> bool:
+        for pi in potential:
+            p = pi.pod
+            key = (p.namespace, id(p.labels), id(p.containers), id(p.init_containers), bool(p.volumes))
+            blind = seen.get(key)
+            if blind is None:  # (pods of a workload share their labels and containers)
+                blind = seen[key] = not (
+                    ports and any(x.host_port > 0 for x in used_ports(p))
+                    or volumes and p.volumes
+                    or constraints and p.namespace == pod.namespace and
+                    any(c.selector.matches(p.labels) for c in constraints))
+            if not blind:
+                return False
+        return True
+
+    def _resources_only_plan(self, state: "CycleState", pod: Pod):
+        """What _resources_only asks of each potential victim in this cycle: (the
+        NodeResourcesFit plugin, whether host ports count, whether volumes do, the hard spread
+        constraints that count pods, a memo per kind of pod), or None when some Filter plugin
+        that reads a node's pods (InterPodAffinity, unless skipped; a plugin not known here)
+        or some AddPod/RemovePod would have to be asked."""
         points = getattr(self.handle, "points", None)
         if points is None:
             return None
         skip = state.skip_filter_plugins
-        fit = None
+        fit, ports, volumes, constraints = None, False, False, ()
         for pl in points[FILTER]:
             if skip and pl.NAME in skip or pl.NAME in _NODE_ONLY:
                 continue
             if pl.NAME == NODE_RESOURCES_FIT:
                 fit = pl
             elif pl.NAME == NODE_PORTS:
-                if any(p.host_port > 0 for pi in potential for p in used_ports(pi.pod)):
-                    return None
+                ports = True
             elif pl.NAME in _VOLUMES:
-                if any(pi.pod.volumes for pi in potential):
-                    return None
+                volumes = True
             elif pl.NAME == POD_TOPOLOGY_SPREAD:
-                if not _spread_blind_to(state, pod, potential):
+                try:  # (without its PreFilter state RemovePod would fail: not told)
+                    constraints = tuple(state.read(SPREAD_STATE_KEY).constraints)
+                except KeyError:
                     return None
-            else:  # (InterPodAffinity, unless skipped; a plugin not known here)
+            else:
                 return None
-        for pl in points[PRE_FILTER]:  # (AddPod/RemovePod of the plugins above change nothing
+        for pl in points[PRE_FILTER]:
             if pl.pre_filter_extensions() is not None and not (skip and pl.NAME in skip) and \
-                    pl.NAME not in _NEUTRAL_EXTENSIONS:  # for such pods; any other: not told)
+                    pl.NAME not in _NEUTRAL_EXTENSIONS:
                 return None
-        return fit
+        if fit is None:
+            return None
+        # one object per question asked of a node's pods (a pod's namespace, whether ports and
+        # volumes count, which constraints): a node's answer is kept with it until its pods change
+        question = (pod.namespace, ports, volumes, tuple(map(id, constraints)))
+        asked = self._questions.get(question)
+        if asked is None:
+            if len(self._questions) > 1024:
+                self._questions.clear()
+            asked = self._questions[question] = (question, constraints)  # (keeps their ids theirs)
+        return fit, ports, volumes, constraints, {}, asked
 
     # --- helpers ------------------------------------------------------------------------
 

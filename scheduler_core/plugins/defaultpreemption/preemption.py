@@ -205,8 +205,11 @@ class Evaluator:
         listed = d.unschedulable_nodes  # (the columnar path names them, in the same order)
         if listed is not None and d.unschedulable_lowest is not None and node_map is not None:
             potential: Sequence[NodeInfo] = _Listed(listed, node_map, d.unschedulable_lowest)
+            # (the failed cycle's status of the i-th of them: the diagnosis lists them in order)
+            seen = getattr(d.node_to_status, "at", None)
         else:
             potential = nodes_where_preemption_might_help(all_nodes, d, node_map)
+            seen = None
         trace.potential_nodes = list(listed) if listed is not None and len(listed) == len(
             potential) else [ni.name for ni in potential]
         if not potential:
@@ -218,16 +221,17 @@ class Evaluator:
         trace.pdbs = pdbs
         offset, num = self.interface.get_offset_and_num_candidates(len(potential))
         trace.offset, trace.num_candidates = offset, num
-        return self.dry_run_preemption(state, pod, potential, pdbs, offset, num, trace)
+        return self.dry_run_preemption(state, pod, potential, pdbs, offset, num, trace, seen)
 
     def dry_run_preemption(self, state: "CycleState", pod: Pod, potential: Sequence[NodeInfo],
-                           pdbs: Sequence[PDB], offset: int, num: int, trace: PreemptionTrace
-                           ) -> tuple[list[Candidate], dict[str, Status], list[str]]:
-        """Evaluator.DryRunPreemption: non-violating candidates first, then violating ones."""
+                           pdbs: Sequence[PDB], offset: int, num: int, trace: PreemptionTrace,
+                           seen=None) -> tuple[list[Candidate], dict[str, Status], list[str]]:
+        """Evaluator.DryRunPreemption: non-violating candidates first, then violating ones.
+        ``seen(i)``: the failed cycle's status of potential[i], when known."""
         lower = getattr(self.interface, "nodes_with_lower_priority", None)
         if lower is not None:
             return self._dry_run_where_victims(state, pod, potential, pdbs, offset, num, trace,
-                                               *lower(pod, potential))
+                                               *lower(pod, potential), seen=seen)
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
         statuses: dict[str, Status] = {}
@@ -252,7 +256,7 @@ class Evaluator:
 
     def _dry_run_where_victims(self, state: "CycleState", pod: Pod, potential: Sequence[NodeInfo],
                                pdbs: Sequence[PDB], offset: int, num: int, trace: PreemptionTrace,
-                               lower: Sequence[bool], none: Status
+                               lower: Sequence[bool], none: Status, seen=None
                                ) -> tuple[list[Candidate], dict[str, Status], list[str]]:
         """dry_run_preemption when the plugin tells at once which nodes hold a pod of lower
         priority (``lower``, a flag per node): only those are tried; every other node the walk
@@ -272,7 +276,8 @@ class Evaluator:
         hopeless = getattr(self.interface, "rejected_without_victims", None)
         for i in [*tried[k:].tolist(), *tried[:k].tolist()]:
             ni = potential[i]
-            st = hopeless(state, pod, ni) if hopeless is not None else None
+            st = None if hopeless is None else \
+                hopeless(state, pod, ni, seen(i)) if seen is not None else hopeless(state, pod, ni)
             if st is not None:
                 failed[i] = same.setdefault(st, st)
                 continue
