@@ -148,7 +148,7 @@ def _non_zero_requests(pod: Pod) -> Mapping[str, int]:
 _PORTS: IdentityMemo[tuple] = IdentityMemo()
 
 
-def _used_ports(pod: Pod) -> tuple:
+def pod_used_ports(pod: Pod) -> tuple:
     """NodeInfo.updateUsedPorts' ports: the containers' and the sidecar init containers'
     (once per containers tuple: the loader shares them among a workload's pods)."""
     value = _PORTS.get(pod.containers, pod.init_containers)
@@ -432,7 +432,7 @@ class NodeInfo:
         self.requested.add_map(pi.requests, sign)
         self.non_zero_requested.milli_cpu += sign * pi.non_zero_requests.get(CPU, 0)
         self.non_zero_requested.memory += sign * pi.non_zero_requests.get(MEMORY, 0)
-        for p in _used_ports(pi.pod):
+        for p in pod_used_ports(pi.pod):
             if sign > 0:
                 self.used_ports.add(p.host_ip, p.protocol, p.host_port)
             else:

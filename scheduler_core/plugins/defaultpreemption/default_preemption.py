@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from ...config_args import DefaultPreemptionArgs
 from ...framework.interface import Code, Diagnosis, Plugin, PostFilterResult, Status, new_status
-from ...framework.types import NodeInfo, PodInfo, _used_ports as used_ports
+from ...framework.types import NodeInfo, PodInfo, pod_used_ports
 from ...k8s.types import PREEMPT_NEVER, Pod
 from ..names import (DEFAULT_PREEMPTION, NODE_AFFINITY, NODE_NAME, NODE_PORTS, NODE_RESOURCES_FIT,
                      NODE_UNSCHEDULABLE, NODE_VOLUME_LIMITS, POD_TOPOLOGY_SPREAD, TAINT_TOLERATION,
@@ -317,7 +317,7 @@ class DefaultPreemption(Plugin):
             blind = seen.get(key)
             if blind is None:  # (pods of a workload share their labels and containers)
                 blind = seen[key] = not (
-                    ports and any(x.host_port > 0 for x in used_ports(p))
+                    ports and any(x.host_port > 0 for x in pod_used_ports(p))
                     or volumes and p.volumes
                     or constraints and p.namespace == pod.namespace and
                     any(c.selector.matches(p.labels) for c in constraints))
