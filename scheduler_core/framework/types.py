@@ -374,16 +374,6 @@ class NodeInfo:
                 return True
         return False
 
-    def undo_add_pod_info(self, pi: PodInfo) -> None:
-        """Take off pi, the PodInfo add_pod_info added last: what remove_pod(pi.pod) then does
-        (it finds pi at the end of each list), without looking through the lists."""
-        assert self.pods[-1] is pi, "undo_add_pod_info: pi was not the last pod added"
-        self.pods.pop()
-        for lst in (self.pods_with_affinity, self.pods_with_required_anti_affinity):
-            if lst and lst[-1] is pi:
-                lst.pop()
-        self._update(pi, -1)
-
     def remove_pod_infos(self, infos: "list[PodInfo]") -> "PodInfo | None":
         """remove_pod for each of infos in turn, in one pass over each list (preemption
         takes every lower-priority pod off a node at once): the lists end in the same

@@ -259,9 +259,10 @@ class DefaultPreemption(Plugin):
         """select_victims_on_node when putting the node's lower-priority pods back can change
         NodeResourcesFit's verdict alone (every other Filter plugin reads neither those pods nor
         anything their AddPod/RemovePod would change: ``_resources_only``) and no nominated pod
-        would be added to the node: the same victims, worked out on one copy of the node without
-        them, neither the state nor the node cloned, the pod re-added and NodeResourcesFit asked
-        after each (every other plugin's verdict stays the one it gave with all of them off).
+        would be added to the node: the same victims, worked out from the node without them,
+        neither the state nor the node cloned, each pod's requests put back in turn and
+        NodeResourcesFit asked after each (every other plugin's verdict stays the one it gave
+        with all of them off).
         None where that does not hold, and on the reference path (a framework not ``fast``, which
         tests hold this one against): the caller then runs select_victims_on_node."""
         if not getattr(self.handle, "fast", False):
@@ -273,16 +274,18 @@ class DefaultPreemption(Plugin):
         found = _node_without_below(node_info, pod.priority, potential)
         if found is None:
             return None
-        left = found[0].clone()
-        st = self.handle.run_filter_plugins(state, pod, left)
+        without = found[0]  # (not to be changed: the filters only read it)
+        st = self.handle.run_filter_plugins(state, pod, without)
         if not st.is_success():
             return [], 0, st, {}
+        alloc, used, held = without.allocatable, without.requested.clone(), [len(without.pods)]
 
-        def fits(pi: PodInfo) -> bool:  # (the pod back on the node; off again if the pod no longer fits)
-            left.add_pod_info(pi)
-            if fit.filter(state, pod, left).is_success():
+        def fits(pi: PodInfo) -> bool:  # (the pod's requests back on the node; off again if the pod no longer fits)
+            used.add_map(pi.requests)
+            if fit.passes(state, alloc, used, held[0] + 1):
+                held[0] += 1
                 return True
-            left.undo_add_pod_info(pi)
+            used.add_map(pi.requests, -1)
             return False
         return self._reprieve_with(potential, pdbs, fits)
 

@@ -90,9 +90,15 @@ def _check(name: str, want: int, used: int, cap: int) -> InsufficientResource | 
 def fits_request(req: Resource, node_info: NodeInfo, ignored: frozenset[str] = frozenset(),
                  ignored_groups: frozenset[str] = frozenset()) -> list[InsufficientResource]:
     """fitsRequest: every resource the node cannot give the pod, in upstream order."""
+    return insufficient(req, node_info.allocatable, node_info.requested, len(node_info.pods),
+                        ignored, ignored_groups)
+
+
+def insufficient(req: Resource, alloc: Resource, used: Resource, n_pods: int,
+                 ignored: frozenset[str] = frozenset(),
+                 ignored_groups: frozenset[str] = frozenset()) -> list[InsufficientResource]:
+    """fits_request for a node of allocatable alloc holding n_pods pods that request used."""
     out: list[InsufficientResource] = []
-    alloc, used = node_info.allocatable, node_info.requested
-    n_pods = len(node_info.pods)
     if n_pods + 1 > alloc.allowed_pod_number:
         out.append(InsufficientResource("pods", ERR_REASON_TOO_MANY_PODS, 1, n_pods,
                                         alloc.allowed_pod_number))
@@ -173,6 +179,16 @@ class Fit(Plugin):
         code = Code.UnschedulableAndUnresolvable if any(i.unresolvable for i in short) \
             else Code.Unschedulable
         return new_status(code, *(i.reason for i in short))
+
+    def passes(self, state: CycleState, alloc: Resource, used: Resource, n_pods: int) -> bool:
+        """Whether Filter passes a node of allocatable alloc holding n_pods pods that request
+        used (preemption's reprieve asks it as it puts pods back, without a NodeInfo)."""
+        try:
+            s = state.read(PRE_FILTER_STATE_KEY)
+        except KeyError:
+            return False  # (Filter's Error)
+        return not insufficient(s.request, alloc, used, n_pods, self.ignored_resources,
+                                self.ignored_resource_groups)
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
         """PreScore: the pod's (non-zero) request per scoring resource."""

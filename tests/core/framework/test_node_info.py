@@ -81,25 +81,3 @@ def test_removing_a_pod_that_is_not_on_the_node_names_it():
     assert ni.remove_pod_infos([other]).pod.name == "x"
     assert [p.pod.name for p in ni.pods] == ["b"]
 
-
-@pytest.mark.parametrize("added", [0, 1, 2, 4], ids=lambda i: f"pod {i}")
-def test_undoing_the_last_add_leaves_what_remove_pod_leaves(added):
-    """Preemption's reprieve puts a pod back and, when the preemptor no longer fits, takes it off
-    again: undo_add_pod_info must leave the pod lists, requests, ports and generation remove_pod
-    leaves."""
-    sel = LabelSelector(match_labels={"app": "web"})
-    pods = [make_pod(f"p{i}").node("n1").req(cpu=100 * (i + 1), memory=10).host_port(8000 + i)
-            .labels({"app": "web"}) for i in range(5)]
-    pods[1] = pods[1].pod_affinity("zone", sel)
-    pods[2] = pods[2].pod_anti_affinity("kubernetes.io/hostname", sel)
-    pods[4] = pods[4].pod_anti_affinity("kubernetes.io/hostname", sel).pod_affinity("zone", sel)
-    objs = [p.obj() for p in pods]
-    base = node_infos([make_node("n1").obj()], objs[:added] + objs[added + 1:])[0]
-    undone, removed = base.clone(), base.clone()
-    pi = new_pod_info(objs[added])
-    undone.add_pod_info(pi)
-    undone.undo_add_pod_info(pi)
-    removed.add_pod_info(pi)
-    assert removed.remove_pod(objs[added])
-    assert _snapshot_of(undone) == _snapshot_of(removed)
-    assert _snapshot_of(undone)[:6] == _snapshot_of(base)[:6]
