@@ -217,7 +217,7 @@ class DefaultPreemption(Plugin):
         NodeResourcesFit only more room: the node is rejected with that status again."""
         screen = getattr(self.handle, "filter_status_without_pods", None)
         potential = node_info.below.get(pod.priority) if node_info.below is not None else None
-        if potential is None and screen is not None:
+        if potential is None and screen is not None:  # (the node's pods changed since it was tried)
             potential = _pods_below(node_info, pod.priority)
         if screen is None or not potential:
             return None
@@ -301,25 +301,29 @@ class DefaultPreemption(Plugin):
         found = plan[2]
         if found is None:
             return None
-        fit, ports, volumes, constraints, seen, asked = found
+        fit, ports, volumes, constraints, kinds, asked = found
         below = node_info.below  # (potential is its list: the node's pods have not changed)
         known = below.get((_BLIND, pod.priority)) if below is not None else None
         if known is not None and known[0] is asked:  # (the same question of the same pods)
             return fit if known[1] else None
-        blind = self._blind_to_all(pod, potential, ports, volumes, constraints, seen)
+        blind = self._blind_to_all(pod, potential, ports, volumes, constraints, kinds)
         if below is not None:
             below[(_BLIND, pod.priority)] = (asked, blind)
         return fit if blind else None
 
     @staticmethod
     def _blind_to_all(pod: Pod, potential: list[PodInfo], ports: bool, volumes: bool,
-                      constraints: tuple, seen: dict) -> bool:
+                      constraints: tuple, kinds: dict) -> bool:
+        """Whether no Filter plugin but NodeResourcesFit sees any of potential: none holds a host
+        port (when ports count), none has a volume (when volumes do), none is of pod's namespace
+        and matched by one of its hard spread constraints. ``kinds`` keeps the answer per kind of
+        pod (what it depends on: the pods of a workload share their labels and containers)."""
         for pi in potential:
             p = pi.pod
             key = (p.namespace, id(p.labels), id(p.containers), id(p.init_containers), bool(p.volumes))
-            blind = seen.get(key)
-            if blind is None:  # (pods of a workload share their labels and containers)
-                blind = seen[key] = not (
+            blind = kinds.get(key)
+            if blind is None:
+                blind = kinds[key] = not (
                     ports and any(x.host_port > 0 for x in pod_used_ports(p))
                     or volumes and p.volumes
                     or constraints and p.namespace == pod.namespace and
