@@ -80,4 +80,3 @@ def test_removing_a_pod_that_is_not_on_the_node_names_it():
     other = node_infos([make_node("n2").obj()], [make_pod("x").node("n2").obj()])[0].pods[0]
     assert ni.remove_pod_infos([other]).pod.name == "x"
     assert [p.pod.name for p in ni.pods] == ["b"]
-
