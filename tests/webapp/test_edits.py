@@ -405,6 +405,44 @@ def test_an_edit_of_a_kubectl_list_keeps_every_item_it_left_unchanged_as_written
     engine.validate(new)
 
 
+def forget_every_text():
+    """As in a web process that has read no text yet."""
+    documents._memo.clear()
+    documents._latest = (None, None, False)
+    engine._fast_latest = (None, None)
+
+
+LATER = {"op": "add_taint", "node": "n1", "key": "later", "effect": "NoSchedule"}
+SHARED_CASES = CASES + [
+    ("uncordon", {"op": "uncordon", "node": "n2"}, lambda t: "unschedulable" not in find(t, "Node", "n2")["spec"]),
+    ("remove_taint", {"op": "remove_taint", "node": "n1", "key": "old"},
+     lambda t: find(t, "Node", "n1")["spec"]["taints"] == []),
+    ("set_spread", {"op": "set_spread", "workload": "app=web", "maxSkew": 2, "minDomains": 2},
+     lambda t: spread(find(t, "Pod", "web-1"))[0]["minDomains"] == 2),
+]
+
+
+def test_the_table_of_edits_of_a_shared_text_has_every_op():
+    assert {edit["op"] for _, edit, _ in SHARED_CASES} == set(edits.OPS)
+
+
+@pytest.mark.parametrize("shape", [*SHAPES, "kubectl list"])
+@pytest.mark.parametrize("name,edit,check", SHARED_CASES, ids=[c[0] for c in SHARED_CASES])
+def test_an_edit_leaves_the_text_it_started_from_as_later_readers_read_it(shape, name, edit, check):
+    # A quick edit works on the documents this process keeps of the text (shared with pages and the next
+    # edit), copying only the objects it changes: the text's documents must come out of it untouched.
+    text = {**SHAPES, "kubectl list": kubectl_list}[shape]()
+    tainted = edits.apply_edit(text, {"op": "add_taint", "node": "n1", "key": "old"})  # (for remove_taint)
+    forget_every_text()
+    expected = edits.apply_edit(tainted, LATER)  # a later edit of the same text, in a process that has read nothing
+    forget_every_text()
+    documents.read(tainted)  # a page showed the text: its documents are kept in this process
+    new = edits.apply_edit(tainted, edit)
+    assert check(new), new
+    assert documents.read(tainted) == documents.parse(tainted)  # read again: as written, not as edited
+    assert edits.apply_edit(tainted, LATER) == expected  # and edited again: from the text as written
+
+
 def test_a_list_whose_items_share_anchors_is_written_anew():
     text = kubectl_list().replace("metadata: {labels: {app: web}}", "metadata: {labels: &web {app: web}}", 1)
     text = text.replace("metadata: {name: solo, namespace: default, labels: {app: solo}}",

@@ -26,7 +26,7 @@ fill_summaries = importlib.import_module("webapp.scenarios.migrations.0006_fill_
 def forget_every_text():
     """As in a web process that has read no text yet."""
     documents._memo.clear()
-    documents._latest = (None, None)
+    documents._latest = (None, None, False)
     engine._fast_latest = (None, None)
 
 

@@ -10,7 +10,8 @@ Readers here:
   back (quick edits, pod updates) keeps them as they were.
 - ``read(text)``: the same for pages and checks that only look. The latest text's documents are
   kept, so a page that looks at one scenario several times parses it once: callers must not
-  change them.
+  change them. ``read_plain(text)`` also says whether they are plain trees, sharing no list or
+  dict (read without YAML anchors and aliases): a quick edit then copies only what it changes.
 
 Both check the text's limits first (``limits.check_text``: size, nesting, alias bombs) and raise
 ``limits.TooLarge`` or ``yaml.YAMLError``; ``stored=True`` skips the check for the text
@@ -41,14 +42,14 @@ _ReadLoader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in _LOADER.yaml_implicit_resolvers.items()}
 _lock = threading.Lock()
-_latest = (None, None)  # (key of a text, its documents)
+_latest = (None, None, False)  # (key of a text, its documents, whether they are plain: read_plain)
 _latest_large = False  # from a text of FROZEN_CACHE_MIN_BYTES or more (frozen.py)
 
 
-def _keep(k, docs, size):
+def _keep(k, docs, size, plain):
     """(holding _lock) Keep `docs` as the latest text's documents."""
     global _latest, _latest_large
-    was_large, _latest, _latest_large = _latest_large, (k, docs), size >= settings.FROZEN_CACHE_MIN_BYTES
+    was_large, _latest, _latest_large = _latest_large, (k, docs, plain), size >= settings.FROZEN_CACHE_MIN_BYTES
     if was_large:
         frozen.changed(grew=False)
     if _latest_large:
@@ -68,37 +69,47 @@ def _fast_kept(text):
 
 def parse(text, filename="scenario.yaml", stored=False):
     """The non-empty documents of `text`, new objects (see ``read`` for `stored`)."""
-    return _parse(text, filename, stored, _fast_new)
+    return _parse(text, filename, stored, _fast_new)[0]
 
 
 def _parse(text, filename, stored, fast):
+    """(documents, plain): plain when the fast path read them (JSON, or YAML without anchors or aliases: no
+    list or dict is in two places)."""
     docs = fast(text) if stored else limits.check_text(text, filename, fast)
+    plain = docs is not None
     if docs is None:
         docs = yaml.load_all(text, Loader=_ReadLoader)
-    return [d for d in docs if d is not None]
+    return [d for d in docs if d is not None], plain
 
 
 def read(text, filename="scenario.yaml", stored=False):
     """The non-empty documents of `text` for reading only (shared with later callers). `stored`: the
     text of a saved revision, which passed ``limits.check_text`` when it was saved, so it is not
     walked again (a draft's text is not checked when stored: read it without `stored`)."""
+    return read_plain(text, filename, stored)[0]
+
+
+def read_plain(text, filename="scenario.yaml", stored=False):
+    """(read's documents, plain): plain when no list or dict in them is reached from two places (no YAML
+    anchor or alias was read), so that a copy of one object shares nothing with the others."""
     k = engine.text_key(text)
     with _lock:
         if _latest[0] == k:
-            return _latest[1]
+            return _latest[1], _latest[2]
     with engine.without_cycle_collection():  # (and kept, frozen if large, before it runs again: frozen.py)
-        docs = _parse(text, filename, stored, _fast_kept)
+        docs, plain = _parse(text, filename, stored, _fast_kept)
         with _lock:
-            _keep(k, docs, len(text))
-    return docs
+            _keep(k, docs, len(text), plain)
+    return docs, plain
 
 
-def remember(text, docs):
+def remember(text, docs, plain=True):
     """Keep `docs` as what ``read`` gives for `text`: the documents a quick edit wrote the text from
-    (checked by the engine's load), so the next edit of the draft does not parse its text again."""
+    (checked by the engine's load), so the next edit of the draft does not parse its text again. `plain`: no
+    list or dict in them is reached from two places (an edit's are: it copies what it changes)."""
     k = engine.text_key(text)
     with _lock:
-        _keep(k, [d for d in docs if d is not None], len(text))
+        _keep(k, [d for d in docs if d is not None], len(text), plain)
 
 
 _memo = OrderedDict()  # (name, key of a text) -> what was computed from it

@@ -34,14 +34,18 @@ class EditError(engine.ScenarioInvalid):
 # --- parsing -----------------------------------------------------------------------------
 
 def parse(text, read_only=False):
-    """(objects, shape): the objects of a List or of a multi-document stream, sharing no list or dict.
+    """(objects, shape): the objects of a List or of a multi-document stream, for an edit to change.
 
     Timestamps stay the strings they are written as (``documents.read``), so an edit writes them
-    back unchanged. `read_only`: for a caller that only looks (the forms' outline): the documents
-    are then the ones ``documents.read`` keeps, shared, not copies."""
+    back unchanged. The objects are the ones ``documents.read`` keeps, shared, when they are plain
+    trees (``documents.read_plain``: no YAML anchor or alias): the list is then a ``CopyOnWrite``, and
+    an edit copies each object it changes first (``own``), in its place in the list; copying all
+    of a 5,000-node cluster's objects took most of a quick edit. Otherwise (anchors tie objects
+    together) each object is a copy sharing no list or dict, and the list a plain one.
+    `read_only`: for a caller that only looks (the forms' outline): the shared documents in a plain list."""
     try:
-        docs = documents.read(text or "")  # limits are checked before aliases are expanded
-        if not read_only:
+        docs, plain = documents.read_plain(text or "")  # limits are checked before aliases are expanded
+        if not read_only and not plain:
             with engine.without_cycle_collection():  # (a million new containers: 2.2 s with it running, 0.4 s paused)
                 docs = [_unshared(d) for d in docs]  # (apply_edit pauses it throughout; this is for other callers)
     except limits.TooLarge as e:
@@ -49,11 +53,45 @@ def parse(text, read_only=False):
     except yaml.YAMLError as e:
         raise EditError(f"scenario.yaml is not valid YAML: {e}") from e
     docs = _typed_items(docs)
+    wrap = CopyOnWrite if plain and not read_only else list
     if len(docs) == 1 and isinstance(docs[0], dict) and docs[0].get("kind") == "List":
-        return list(docs[0].get("items") or []), ("list", docs[0])
+        return wrap(docs[0].get("items") or []), ("list", docs[0])
     if not all(isinstance(d, dict) for d in docs):
         raise EditError("scenario.yaml: every document must be a Kubernetes object")
-    return docs, ("multi", None)
+    return wrap(docs), ("multi", None)
+
+
+class CopyOnWrite(list):
+    """An edit's objects while they are still the shared documents ``documents.read`` keeps: ``own(obj)``
+    puts a copy of obj (sharing nothing with it) in its place and returns it, so that the edit changes the
+    copy; the objects it never owns stay the shared ones, unchanged. Ops find what to change without
+    changing anything (``meta`` only reads) and own it before they change it."""
+
+    def __init__(self, items):
+        super().__init__(items)
+        self.copies = {}  # id of a copy -> the shared object it copies
+        self._at = {}  # id of an object -> its index (rebuilt when the list has moved)
+
+    def own(self, obj):
+        if id(obj) in self.copies:
+            return obj
+        i = self._at.get(id(obj))
+        if i is None or i >= len(self) or self[i] is not obj:
+            self._at = {id(o): k for k, o in enumerate(self)}
+            i = self._at.get(id(obj))
+            if i is None:
+                raise LookupError(f"{ref(obj)} is not among the edit's objects")
+        mine = _unshared(obj)
+        self[i] = mine
+        self._at[id(mine)] = i
+        self.copies[id(mine)] = obj
+        return mine
+
+
+def own(objects, obj):
+    """obj, made the edit's own to change: a copy in its place when `objects` is a CopyOnWrite, else obj (the
+    objects are copies already)."""
+    return objects.own(obj) if isinstance(objects, CopyOnWrite) else obj
 
 
 def _typed_items(docs):
@@ -82,6 +120,7 @@ def _unshared(value):
 def written_documents(objects, shape):
     """The documents ``dump`` writes for these objects."""
     kind, wrapper = shape
+    objects = list(objects)  # (a CopyOnWrite is no list to YAML's writers)
     if kind == "list":
         return [{**wrapper, "items": objects}]
     return objects
@@ -93,7 +132,9 @@ def dump(objects, shape):
 
 
 def meta(obj):
-    return obj.setdefault("metadata", {})
+    """obj's metadata, to read (finding things must not change a shared object)."""
+    m = obj.get("metadata")
+    return {} if m is None else m
 
 
 def ns_of(obj):
@@ -176,7 +217,10 @@ def workload_targets(objects, workload, field="workload"):
 
 
 def pod_specs(objects, target, field="workload"):
+    """[(where, pod spec, its holder)] of a workload's controllers' templates and its pods, owned: to change."""
     controllers, group = workload_targets(objects, target, field)
+    controllers = [own(objects, c) for c in controllers]
+    group = [own(objects, p) for p in group]
     specs = []
     for c in controllers:
         template = c.setdefault("spec", {}).setdefault("template", {})
@@ -275,7 +319,7 @@ def set_replicas(objects, workload, replicas):
                         object=str(workload), field="replicas")
     n = _int(replicas, "replicas", ref(controllers[0]), 0, engine.MAX_PODS)
     for c in controllers:
-        c.setdefault("spec", {})["replicas"] = n
+        own(objects, c).setdefault("spec", {})["replicas"] = n
     # Fewer replicas: drop the surplus pods, pending ones first, newest first.
     surplus = len(group) - n
     if surplus > 0:
@@ -294,7 +338,7 @@ def add_node(objects, node, name, zone=None):
     if any(meta(o).get("name") == name for o in nodes(objects)):
         raise EditError(f"Node/{name} already exists", object=f"Node/{name}", field="name")
     new = copy.deepcopy(source)
-    m = meta(new)
+    m = new.setdefault("metadata", {})
     m["name"] = name
     for key in ("uid", "resourceVersion", "creationTimestamp"):
         m.pop(key, None)
@@ -308,8 +352,9 @@ def add_node(objects, node, name, zone=None):
 
 def _unbind(objects, names):
     for p in pods(objects):
-        spec = p.get("spec") or {}
-        if spec.get("nodeName") in names:
+        if (p.get("spec") or {}).get("nodeName") in names:
+            p = own(objects, p)
+            spec = p["spec"]
             spec.pop("nodeName", None)
             (p.get("status") or {}).pop("phase", None)
 
@@ -331,7 +376,7 @@ def remove_zone(objects, zone, key=ZONE_KEY):
 
 
 def cordon(objects, node, unschedulable=True):
-    spec = find_node(objects, node).setdefault("spec", {})
+    spec = own(objects, find_node(objects, node)).setdefault("spec", {})
     if unschedulable:
         spec["unschedulable"] = True
     else:
@@ -349,7 +394,7 @@ SYSTEM_CLASSES = {"system-cluster-critical", "system-node-critical"}
 
 
 def add_taint(objects, node, key, value="", effect="NoSchedule"):
-    obj = find_node(objects, node)
+    obj = own(objects, find_node(objects, node))
     if not key:
         raise EditError("a taint needs a key", object=f"Node/{node}", field="spec.taints.key")
     _qualified_name(key, "spec.taints.key", f"Node/{node}")
@@ -366,7 +411,7 @@ def add_taint(objects, node, key, value="", effect="NoSchedule"):
 
 
 def remove_taint(objects, node, key, effect=None):
-    obj = find_node(objects, node)
+    obj = own(objects, find_node(objects, node))
     taints = obj.get("spec", {}).get("taints") or []
     kept = [t for t in taints if not (t.get("key") == key and (not effect or t.get("effect") == effect))]
     if len(kept) == len(taints):
@@ -514,12 +559,15 @@ def _apply_edits(text, edit_list, config, keep_written, checked=None):
             raise EditError(f"unknown edit op {edit.get('op') if isinstance(edit, dict) else edit!r}; "
                             f"known: {', '.join(sorted(OPS))}", object="edit", field="op")
     objects, shape = parse(text)
+    shared = isinstance(objects, CopyOnWrite)  # (else copies: the ops change them in place)
     # (what dump_keeping compares a multi-document stream's documents with; a List's items are compared
     # with the documents the text was read into, found by where each object was in the list)
-    before = copy.deepcopy(objects) if shape[0] == "multi" else None
+    before = None if shape[0] != "multi" else list(objects) if shared else copy.deepcopy(objects)
     origin = {id(o): i for i, o in enumerate(objects)} if shape[0] == "list" else None
     for edit in edit_list:
         _apply_op(objects, edit)
+    if origin is not None and shared:  # a copy is compared with what it copies
+        origin.update((mine, origin[id(obj)]) for mine, obj in objects.copies.items() if id(obj) in origin)
     new = dump_keeping(text, before, objects, shape, origin)
     # the engine reads the objects just written, not the text again (they read back the same), and so does
     # the next edit of this text when they are kept (a draft's)
