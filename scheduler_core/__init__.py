@@ -10,9 +10,9 @@ KUBERNETES_VERSION = "v1.34"
 # Imported eagerly, and after the submodules: importing the submodule ``simulate`` binds
 # the package attribute ``simulate`` to that module, and the function must win.
 from .errors import ScenarioError  # noqa: E402
-from .scenario import Scenario, load_scenario  # noqa: E402
+from .scenario import DecodedDocuments, Scenario, load_scenario  # noqa: E402
 from .api import run_filter, run_score, simulate  # noqa: E402
 from .validation import validate_pod_update  # noqa: E402
 
-__all__ = ["KUBERNETES_VERSION", "Scenario", "ScenarioError", "load_scenario", "run_filter",
+__all__ = ["KUBERNETES_VERSION", "DecodedDocuments", "Scenario", "ScenarioError", "load_scenario", "run_filter",
            "run_score", "simulate", "validate_pod_update"]

@@ -95,24 +95,69 @@ def _read_text(path: str) -> str:
 
 
 def load_scenario(text: str, filename: str = "scenario.yaml", config_text: str | None = None,
-                  config_filename: str = "config.yaml", parsed: list | None = None) -> Scenario:
+                  config_filename: str = "config.yaml", parsed: list | None = None,
+                  decoded: DecodedDocuments | None = None) -> Scenario:
     """Parse manifests (and an optional separate configuration) into a Scenario;
-    ``parsed``: the text's documents from ``scenario_io.parse_fast``, if already read."""
+    ``parsed``: the text's documents from ``scenario_io.parse_fast``, if already read.
+
+    ``decoded`` (with ``parsed``): what an earlier load of documents decoded, by document
+    identity; the Node and Pod documents it holds are taken over, not decoded again, and it
+    then holds this load's. For a caller whose documents are never changed in place, only
+    replaced: a quick edit that copies the objects it changes, and only those, then costs a
+    load the decoding of those alone."""
     try:
         with without_cycle_collection():
-            builder = _Builder(filename)
+            seen = decoded if parsed is not None and decoded is not None else None
+            builder = _Builder(filename, seen)
             for doc in read_documents(text, filename, parsed):
                 builder.add(doc)
-            return builder.build(config_text, config_filename)
+            scenario = builder.build(config_text, config_filename)
+            if seen is not None:
+                seen.take(builder.decoded)
+            return scenario
     except RecursionError:
         raise ScenarioError(filename, "", "", "objects are nested too deeply") from None
+
+
+class DecodedDocuments:
+    """What a load decoded from each Node and Pod document, by the document's identity
+    (each entry holds its document, so an id is never another object's): a Node's
+    constructor fields, a Pod as read (priority unresolved); and that load's
+    ``Decoder.interned`` values, so that a pod decoded again shares its template's values
+    with the pods taken over (the columnar fast path matches templates by identity).
+    It holds the documents of the latest load given it: ``clear`` lets them go."""
+
+    MEMO_MAX = 200_000  # interned values carried from load to load, at most
+
+    def __init__(self, file: str = "", memo: dict | None = None) -> None:
+        self.file = file
+        self.by_id: dict[int, tuple[dict, Any]] = {}
+        self.memo: dict = memo if memo is not None and len(memo) <= self.MEMO_MAX else {}
+
+    def get(self, doc: dict, file: str) -> Any:
+        hit = self.by_id.get(id(doc)) if file == self.file else None
+        return hit[1] if hit is not None and hit[0] is doc else None
+
+    def put(self, doc: dict, value: Any) -> None:
+        self.by_id[id(doc)] = (doc, value)
+
+    def take(self, other: DecodedDocuments) -> None:
+        self.file, self.by_id, self.memo = other.file, other.by_id, other.memo
+
+    def clear(self) -> None:
+        self.take(DecodedDocuments())
+
+    def __len__(self) -> int:
+        return len(self.by_id)
 
 
 class _Builder:
     """Collects decoded objects document by document, then resolves cross references."""
 
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, seen: DecodedDocuments | None = None) -> None:
         self.file = file
+        self.seen_before = seen  # a previous load's decoded documents, to take over
+        self.decoded = DecodedDocuments(file, seen.memo if seen is not None and seen.file == file else None)
         self.order = 0
         self.seen: set[tuple[str, str, str]] = set()
         self.nodes: list[t.Node] = []
@@ -129,7 +174,7 @@ class _Builder:
         self.config_doc: dict | None = None
         self.report = LoadReport(file)
         self.removed: dict[tuple[str, str], list[str]] = {}  # (apiVersion, kind) -> objects
-        self.memo: dict = {}  # Decoder.interned: repeated manifest values decoded once
+        self.memo: dict = self.decoded.memo  # Decoder.interned: repeated manifest values decoded once
         self.storage = StorageBuilder(file)
 
     def add(self, doc: dict) -> None:
@@ -317,11 +362,25 @@ class _Builder:
                                    f"{current}")
 
     # --- per kind ----------------------------------------------------------------------
+    def _taken_over(self, doc: dict) -> Any:
+        """What the previous load decoded from this very document, else None."""
+        return self.seen_before.get(doc, self.file) if self.seen_before is not None else None
+
     def _node(self, d: Decoder, doc: dict, name: str, ns: str) -> None:
-        self.nodes.append(t.Node(name=name, file_index=len(self.nodes),
-                                 **mf.read_node_fields(d, doc)))
+        fields = self._taken_over(doc)
+        if fields is None:
+            fields = mf.read_node_fields(d, doc)
+        self.decoded.put(doc, fields)
+        self.nodes.append(t.Node(name=name, file_index=len(self.nodes), **fields))
 
     def _pod(self, d: Decoder, doc: dict, name: str, ns: str) -> None:
+        pod = self._taken_over(doc)
+        if pod is None:
+            pod = self._read_pod(d, doc, name, ns)
+        self.decoded.put(doc, pod)
+        self.raw_pods.append((self.order, d, pod))
+
+    def _read_pod(self, d: Decoder, doc: dict, name: str, ns: str) -> t.Pod:
         fields = mf.read_pod_meta(d, doc.get("metadata"), "metadata")
         fields.update(mf.read_pod_spec(d, doc.get("spec"), "spec"))
         status = d.obj(doc.get("status"), "status")
@@ -336,7 +395,7 @@ class _Builder:
         if fields["node_name"] and fields["scheduling_gates"]:
             raise d.fail("spec.nodeName", "Forbidden: cannot be set until all schedulingGates "
                          "have been cleared")
-        self.raw_pods.append((self.order, d, _raw_pod(name, ns, fields)))
+        return _raw_pod(name, ns, fields)
 
     def _service(self, d: Decoder, doc: dict, name: str, ns: str) -> None:
         spec = d.obj(doc.get("spec"), "spec")

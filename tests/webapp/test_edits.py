@@ -485,3 +485,29 @@ def test_the_cells_of_a_sweep_read_their_revisions_text_once(monkeypatch):
     for cell in SWEEP_CELLS:
         edits.apply_edits(text, cell)
     assert reads.count(text) == 1
+
+
+def test_quick_edits_in_a_row_check_the_scenario_a_fresh_load_gives():
+    # Each edit's check takes over what the engine decoded from the objects the edit left alone.
+    import scheduler_core
+
+    forget_every_text()
+    engine.forget_decoded()
+    text = kubectl_list()
+    for edit in ({"op": "set_priority", "target": "Pod/default/solo", "priority": 7},
+                 {"op": "cordon", "node": "n1"},
+                 {"op": "set_max_skew", "workload": "app=web", "value": 2},
+                 {"op": "remove_node", "node": "n2"}):
+        loaded = []
+        text = edits.apply_edit(text, edit, checked=lambda new, scenario: loaded.append(scenario))
+        fresh = scheduler_core.load_scenario(text)
+        assert (loaded[0].nodes, loaded[0].pods) == (fresh.nodes, fresh.pods), edit
+    assert [p.priority for p in fresh.pods if p.name == "solo"] == [7]
+
+
+def test_a_quick_edit_that_writes_a_nul_into_a_value_is_refused_naming_the_field():
+    forget_every_text()
+    text = edits.apply_edit(kubectl_list(), {"op": "cordon", "node": "n1"})  # (the next check takes this one's over)
+    with pytest.raises(engine.ScenarioInvalid) as e:
+        edits.apply_edit(text, {"op": "add_taint", "node": "n2", "key": "k", "value": "a\x00b"})
+    assert "NUL" in str(e.value) and "spec.taints.0.value" in str(e.value)

@@ -25,3 +25,35 @@ def nested(depth, leaf="x"):
 ])
 def test_it_names_the_first_problem_it_finds(value, limit, problem):
     assert limits.json_problem(value, limit) == problem
+
+
+POD = {"kind": "Pod", "metadata": {"name": "p", "labels": {"app": "web"}}, "spec": {"containers": [{"name": "c"}]}}
+
+
+def as_list(*items, **fields):
+    return [{"kind": "List", "items": list(items), **fields}]
+
+
+# (documents checked first, then documents checked next: objects of the first by identity, and new ones)
+SEEN_THEN = [
+    pytest.param([POD], lambda seen: [seen[0]], id="the same object again"),
+    pytest.param([POD], lambda seen: [seen[0], {**POD, "spec": nested(8)}], id="a new object too deep"),
+    pytest.param([POD], lambda seen: [{**POD, "metadata": {"name": "p\x00"}}, seen[0]], id="a new object with a NUL"),
+    pytest.param([{"kind": "Pod", "spec": nested(5)}], lambda seen: as_list(seen[0]),
+                 id="an object seen as a document, now a List's item: two levels deeper"),
+    pytest.param(as_list({"kind": "Pod", "spec": nested(5)}), lambda seen: [seen[0]["items"][0]],
+                 id="a List's item, now a document of its own"),
+    pytest.param(as_list(POD), lambda seen: as_list(seen[0]["items"][0], metadata=nested(7)),
+                 id="a List whose own fields are too deep"),
+    pytest.param(as_list(POD), lambda seen: as_list(seen[0]["items"][0], metadata={"name": "\x00"}),
+                 id="a List whose own fields hold a NUL"),
+    pytest.param([POD, "text", None], lambda seen: [seen[1], seen[0], "\x00"], id="documents that are not objects"),
+]
+
+
+@pytest.mark.parametrize("first, then", SEEN_THEN)
+def test_a_check_that_walks_only_objects_it_has_not_seen_finds_what_a_whole_walk_finds(first, then):
+    checked = limits.CheckedObjects()
+    assert checked.problem(first, 8) == limits.json_problem(first, 8)
+    docs = then(first)
+    assert checked.problem(docs, 8) == limits.json_problem(docs, 8)

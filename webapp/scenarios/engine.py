@@ -220,22 +220,47 @@ def parse_fast(text, keep=False, shared=True):
     return docs
 
 
+# What the engine decoded from the documents a quick edit wrote its text from, by document, and how the limits'
+# walk found them: the next edit's documents are the same objects but for the ones it changed
+# (manifests/edits.py copies only those), so loading its text decodes and walks those alone. Both hold the
+# documents of one text at most, and let them go when this process reads another text (forget_decoded).
+_decoded = scheduler_core.DecodedDocuments()
+_checked = limits.CheckedObjects()
+_decoded_lock = threading.Lock()
+
+
+def forget_decoded():
+    with _decoded_lock:
+        _decoded.clear()
+        _checked.clear()
+
+
 def _load(manifests, config="", manifests_file=SCENARIO_FILE, parsed=None):
     if not manifests.strip():
         raise ScenarioInvalid(f"{manifests_file}: no Kubernetes objects found")
+    if parsed is not None and _decoded_lock.acquire(blocking=False):  # (else another thread's load has it)
+        try:
+            return _load_checked(manifests, config, manifests_file, parsed, _decoded)
+        finally:
+            _decoded_lock.release()
+    return _load_checked(manifests, config, manifests_file, parsed)
+
+
+def _load_checked(manifests, config, manifests_file, parsed, decoded=None):
     written = parsed
     for text, filename, which in ((manifests, manifests_file, "manifests"), (config or "", CONFIG_FILE, "config")):
         reader = parse_fast if written is None or which == "config" else (lambda _text: written)
         try:
             # size and nesting, before a parser can choke on them
-            docs = limits.check_text(text, filename, reader) if text else limits.check_text(text, filename)
+            checked = _checked if decoded is not None and which == "manifests" else None
+            docs = limits.check_text(text, filename, reader, checked) if text else limits.check_text(text, filename)
         except limits.TooLarge as e:
             raise ScenarioInvalid(str(e), input=which) from e
         if which == "manifests":
             parsed = docs
     try:
         return scheduler_core.load_scenario(
-            manifests, filename=manifests_file, config_text=config or None, parsed=parsed)
+            manifests, filename=manifests_file, config_text=config or None, parsed=parsed, decoded=decoded)
     except scheduler_core.ScenarioError as e:
         raise ScenarioInvalid(
             str(e), object=e.object or "", field=e.field or "",

@@ -98,6 +98,7 @@ def read_plain(text, filename="scenario.yaml", stored=False):
             return _latest[1], _latest[2]
     with engine.without_cycle_collection():  # (and kept, frozen if large, before it runs again: frozen.py)
         docs, plain = _parse(text, filename, stored, _fast_kept)
+        engine.forget_decoded()  # (the documents of the text read before, which it holds, are let go)
         with _lock:
             _keep(k, docs, len(text), plain)
     return docs, plain

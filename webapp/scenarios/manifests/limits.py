@@ -54,14 +54,15 @@ def human_bytes(n):
     return f"{n / 1_000_000:.1f} MB" if n >= 100_000 else f"{n} bytes"
 
 
-def check_text(text, filename="scenario.yaml", parse_fast=None):
+def check_text(text, filename="scenario.yaml", parse_fast=None, checked=None):
     """Raise TooLarge if `text` is over MANIFEST_MAX_BYTES or nested deeper than MANIFEST_MAX_NESTING.
 
     `parse_fast(text)` (the engine's) gives the documents when the text takes its fast
     path (JSON, or YAML without anchors or aliases, read by a parser that cannot crash on
     depth and expands no alias bomb): then depth and NUL characters are checked on those
     values and they are returned for the engine to reuse. Otherwise None, after the
-    check on libyaml's event stream.
+    check on libyaml's event stream. `checked` (a CheckedObjects): objects an earlier check
+    walked are not walked again (a quick edit's documents: all but the objects it changed).
     """
     size = len(text) if text.isascii() else len(text.encode("utf-8", errors="replace"))
     if size > settings.MANIFEST_MAX_BYTES:
@@ -69,7 +70,8 @@ def check_text(text, filename="scenario.yaml", parse_fast=None):
                        "(MANIFEST_MAX_BYTES).")
     docs = parse_fast(text) if parse_fast is not None else None
     if docs is not None:
-        problem = _checked_problem(docs, settings.MANIFEST_MAX_NESTING + 1)  # the list of documents is a level
+        limit = settings.MANIFEST_MAX_NESTING + 1  # the list of documents is a level
+        problem = _checked_problem(docs, limit) if checked is None else checked.problem(docs, limit)
         if problem is None:
             return docs
         if problem[0] == "nul":
@@ -93,6 +95,62 @@ def _checked_problem(docs, limit):
     problem = json_problem(docs, limit)
     _last_checked = (docs, limit, problem)
     return problem
+
+
+class CheckedObjects:
+    """The objects of the latest documents checked (each document, and each item of a List), by identity, with
+    how deep they nest and whether they hold a NUL: a check of documents that share most objects with them (the
+    next quick edit's) walks only the others. Each entry holds its object, so an id is never another object's."""
+
+    def __init__(self):
+        self.by_id = {}
+
+    def clear(self):
+        self.by_id = {}
+
+    def problem(self, docs, limit):
+        """json_problem(docs, limit), walking only the objects not seen in the latest call."""
+        seen, now = self.by_id, {}
+        fine = True
+        for doc in docs:
+            items = doc.get("items") if isinstance(doc, dict) else None
+            if isinstance(items, list):  # a List: its other fields, then each item (two levels deeper)
+                fine = fine and not _may_have_problem({k: v for k, v in doc.items() if k != "items"}, limit - 1)
+                objects, depth = items, 4
+            else:
+                objects, depth = (doc,), 2
+            for obj in objects:
+                hit = seen.get(id(obj))
+                if hit is None or hit[0] is not obj:
+                    hit = (obj, *_height(obj))
+                now[id(obj)] = hit
+                fine = fine and not hit[2] and depth + hit[1] - 1 <= limit
+        self.by_id = now
+        return None if fine else json_problem(docs, limit)
+
+
+def _height(value):
+    """(levels of lists and dicts from value down, 1 for value itself; whether a key or string holds NUL)."""
+    top, nul = 1, False
+    stack = [(value, 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item, depth = pop()
+        kind = type(item)
+        if kind is str or isinstance(item, str):
+            nul = nul or "\x00" in item
+            continue
+        if kind is not dict and kind is not list and not isinstance(item, (dict, list)):
+            continue
+        if depth > top:
+            top = depth
+        if isinstance(item, dict):
+            nul = nul or any(isinstance(k, str) and "\x00" in k for k in item)
+            item = item.values()
+        depth += 1
+        for child in item:
+            push((child, depth))
+    return top, nul
 
 
 def _check_events(text, filename):
