@@ -122,12 +122,15 @@ def pods_per_domain_json(node_infos: Iterable[NodeInfo]) -> dict[str, dict]:
 
 
 def spread_domains_json(pods: Iterable[Pod], profiles: Mapping, objects,
-                        node_infos: list[NodeInfo], matching=None
+                        node_infos: list[NodeInfo], matching=None, domain_counts=None
                         ) -> tuple[list[dict], dict[str, list[int]]]:
     """(constraints, pod key -> indices into them) for the pods pending at the start whose
     profile runs PodTopologySpread (own constraints or cluster defaults). Pods of one
     workload share the loader's objects, so each distinct group is counted once.
-    ``matching``: as cal_pre_filter_state's (per-node counts the caller keeps)."""
+    ``matching``: as cal_pre_filter_state's (per-node counts the caller keeps).
+    ``domain_counts(pod, action, constraints)``: PreFilter's per-domain counts of the
+    constraints (one dict each), where the caller keeps them (the columnar simulation's
+    counters); None: counted here."""
     plugins: dict[str, PodTopologySpread | None] = {}
     groups: dict[tuple, list[int]] = {}  # the loader's shared objects -> indices
     counted: dict[tuple, list[int]] = {}  # what counting depends on -> indices
@@ -145,7 +148,8 @@ def spread_domains_json(pods: Iterable[Pod], profiles: Mapping, objects,
                id(pod.node_selector), id(pod.tolerations))
         found = groups.get(key)
         if found is None:
-            found = groups[key] = _indices(pl, pod, node_infos, counted, entries, out, matching)
+            found = groups[key] = _indices(pl, pod, node_infos, counted, entries, out, matching,
+                                           domain_counts)
         for i in found:
             workloads = out[i]["workloads"]
             w = workload_of(pod)
@@ -168,7 +172,7 @@ def _plugin(cache: dict, profiles: Mapping, objects, name: str) -> PodTopologySp
 
 def _indices(pl: PodTopologySpread, pod: Pod, node_infos: list[NodeInfo],
              counted: dict[tuple, list[int]], entries: dict[tuple, int], out: list[dict],
-             matching=None) -> list[int]:
+             matching=None, domain_counts=None) -> list[int]:
     """Indices of the pod's constraints in ``out``, counted once per distinct set of
     constraints, namespace and (where a policy honours them) node affinity and tolerations."""
     by_action = [(a, pl.get_constraints(pod, a)) for a in (DO_NOT_SCHEDULE, SCHEDULE_ANYWAY)]
@@ -185,19 +189,25 @@ def _indices(pl: PodTopologySpread, pod: Pod, node_infos: list[NodeInfo],
     found = counted.get(key)
     if found is None:
         found = counted[key] = [i for action, constraints in by_action if constraints
-                                for i in _count(pod, constraints, node_infos, entries, out, matching)]
+                                for i in _count(pod, action, constraints, node_infos, entries, out,
+                                                matching, domain_counts)]
     return found
 
 
-def _count(pod: Pod, constraints: list[Constraint], node_infos: list[NodeInfo],
-           entries: dict[tuple, int], out: list[dict], matching=None) -> list[int]:
+def _count(pod: Pod, action: str, constraints: list[Constraint], node_infos: list[NodeInfo],
+           entries: dict[tuple, int], out: list[dict], matching=None, domain_counts=None) -> list[int]:
     """Count one action's constraints as PreFilter does (nodes with every one of their
-    topology keys, node inclusion policies applied) and add those not seen yet."""
+    topology keys, node inclusion policies applied) and add those not seen yet. The global
+    minimum is criticalPaths' first (the least count), 0 with fewer domains than minDomains."""
     found = []
-    s = cal_pre_filter_state(pod, constraints, node_infos, matching=matching)
+    by_constraint = domain_counts(pod, action, constraints) if domain_counts is not None else None
+    if by_constraint is None:
+        by_constraint = cal_pre_filter_state(pod, constraints, node_infos,
+                                             matching=matching).tp_value_to_match_num
     for i, c in enumerate(constraints):
-        counts = dict(sorted(s.tp_value_to_match_num[i].items()))
-        entry = _entry(pod, c, counts, s.min_match_num(i, c.min_domains) if counts else 0)
+        counts = dict(sorted(by_constraint[i].items()))
+        minimum = min(counts.values()) if counts and len(counts) >= c.min_domains else 0
+        entry = _entry(pod, c, counts, minimum)
         key = (pod.namespace, c.topology_key, str(c.selector), c.max_skew, c.min_domains,
                c.when_unsatisfiable, c.node_affinity_policy, c.node_taints_policy, c.origin,
                tuple(counts.items()))

@@ -380,7 +380,7 @@ class Simulation:
         info = final_state.pod_info_json(pods)
         spread, by_pod = final_state.spread_domains_json(
             pods, self.scenario.config.profiles, self.scenario, list(self.node_infos.values()),
-            self._matching_counts())
+            self._matching_counts(), self._domain_counts())
         for key, indices in by_pod.items():
             info[key]["spread"] = indices
         return {"podInfo": info,
@@ -392,6 +392,12 @@ class Simulation:
         """(selector, namespace) -> how many pods of each node (in node_infos order) the
         selector matches, where this simulation keeps them (the columnar one does); None: the
         final state counts each node's pods."""
+        return None
+
+    def _domain_counts(self):
+        """(pod, action, constraints) -> PreFilter's per-domain counts of each constraint,
+        where this simulation keeps them (the columnar one does); None: the final state
+        counts them."""
         return None
 
 

@@ -133,6 +133,21 @@ class ColumnarSimulation(Simulation):
         table = self.ctx.table
         return lambda selector, namespace: table.matcher(namespace, selector).counts.tolist()
 
+    def _domain_counts(self):
+        """The columnar PodTopologySpread's domain counters, as its PreFilter reads them (every
+        topology key required); None for a profile without it or constraints it reads otherwise."""
+        def counts(pod: Pod, action: str, constraints: list) -> list[dict[str, int]] | None:
+            cfwk = self.columnar.get(pod.scheduler_name)
+            pl = cfwk.plugins.get(PodTopologySpread.NAME) if cfwk is not None else None
+            if pl is None:
+                return None
+            cons, _, counters, _ = pl._setup(pod, action, True)
+            if list(cons) != list(constraints):
+                return None
+            return [{col.values[v]: int(dc.cnt[v]) for v in dc.present_idx.tolist()}
+                    for _, col, dc in counters]
+        return counts
+
     # --- explanation ---------------------------------------------------------------------
     def _explain(self, fwk: Framework, state: CycleState, pod: Pod, record: ColumnarRecord,
                  cyc: dict) -> dict:
