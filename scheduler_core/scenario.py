@@ -150,6 +150,16 @@ class DecodedDocuments:
     def __len__(self) -> int:
         return len(self.by_id)
 
+    # A pickle holds the documents with what they decoded to; pickled together with the
+    # documents themselves (one pickle keeps one object one object), it comes back keyed
+    # by their new identities.
+    def __getstate__(self) -> tuple:
+        return self.file, list(self.by_id.values()), self.memo
+
+    def __setstate__(self, state: tuple) -> None:
+        self.file, entries, self.memo = state
+        self.by_id = {id(doc): (doc, value) for doc, value in entries}
+
 
 class _Builder:
     """Collects decoded objects document by document, then resolves cross references."""

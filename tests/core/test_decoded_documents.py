@@ -127,3 +127,18 @@ def test_a_document_decoded_for_another_file_is_decoded_again_naming_this_one():
     with pytest.raises(ScenarioError) as e:
         load_scenario("", filename="two.yaml", parsed=bad, decoded=memo)
     assert e.value.file == "two.yaml" and e.value.field == "spec.nodeName"
+
+
+def test_pickled_with_its_documents_it_takes_them_over_by_their_new_identities():
+    import pickle
+
+    memo = DecodedDocuments()
+    docs = documents()
+    load_scenario("", parsed=docs, decoded=memo)
+    docs_again, memo_again = pickle.loads(pickle.dumps((docs, memo)))
+    node = docs_again[kind_at(docs_again, "Node", 0)]
+    assert memo_again.get(node, "scenario.yaml") == memo.get(docs[kind_at(docs, "Node", 0)], "scenario.yaml")
+    after = edited(docs_again, "Node", relabel_node, 1)
+    taken = load_scenario("", parsed=after, decoded=memo_again)
+    assert len(memo_again) == len(memo)
+    assert taken.nodes == load_scenario("", parsed=copy.deepcopy(after)).nodes

@@ -57,3 +57,18 @@ def test_a_check_that_walks_only_objects_it_has_not_seen_finds_what_a_whole_walk
     assert checked.problem(first, 8) == limits.json_problem(first, 8)
     docs = then(first)
     assert checked.problem(docs, 8) == limits.json_problem(docs, 8)
+
+
+@pytest.mark.parametrize("first, then", [
+    pytest.param(as_list(POD), lambda kept: kept, id="the documents kept"),
+    pytest.param(as_list(POD), lambda kept: as_list(kept[0]["items"][0], {**POD, "spec": nested(8)}),
+                 id="with a new object too deep"),
+    pytest.param([{"kind": "Pod", "spec": nested(5)}], lambda kept: as_list(kept[0]),
+                 id="a kept document, now a List's item: two levels deeper"),
+])
+def test_documents_taken_as_checked_give_what_a_whole_walk_gives(first, then):
+    # (documents kept on disk by a process that checked them: taken in without a walk)
+    checked = limits.CheckedObjects()
+    checked.trust(first, 8)
+    docs = then(first)
+    assert checked.problem(docs, 8) == limits.json_problem(docs, 8)

@@ -26,6 +26,8 @@ from collections import OrderedDict
 
 import yaml
 from django.conf import settings
+from django.core.signals import request_finished
+from django.dispatch import receiver
 
 from .. import engine, frozen
 from . import limits
@@ -91,17 +93,47 @@ def read(text, filename="scenario.yaml", stored=False):
 
 def read_plain(text, filename="scenario.yaml", stored=False):
     """(read's documents, plain): plain when no list or dict in them is reached from two places (no YAML
-    anchor or alias was read), so that a copy of one object shares nothing with the others."""
+    anchor or alias was read), so that a copy of one object shares nothing with the others. A large text's
+    documents come from the engine's disk cache when a process kept them (``engine.read_documents``), else
+    are parsed and kept there once the request is over."""
     k = engine.text_key(text)
     with _lock:
         if _latest[0] == k:
             return _latest[1], _latest[2]
     with engine.without_cycle_collection():  # (and kept, frozen if large, before it runs again: frozen.py)
-        docs, plain = _parse(text, filename, stored, _fast_kept)
-        engine.forget_decoded()  # (the documents of the text read before, which it holds, are let go)
+        found = engine.read_documents(k) if len(text) >= DISK_MIN_BYTES else None
+        if found is not None:
+            docs, plain = found  # (checked when kept; what the engine decoded from them is taken in)
+        else:
+            docs, plain = _parse(text, filename, stored, _fast_kept)
+            engine.forget_decoded()  # (the documents of the text read before, which it holds, are let go)
+            _keep_on_disk(k, docs, plain, len(text))
         with _lock:
             _keep(k, docs, len(text), plain)
     return docs, plain
+
+
+# Texts this large have their documents kept on disk for other processes (engine.read_documents).
+DISK_MIN_BYTES = 4 * 1024 * 1024
+_to_disk = threading.local()  # what to write once this thread's request is over
+
+
+def _keep_on_disk(k, docs, plain, size):
+    """Keep the documents on disk, once the request is over (pickling a 29 MB text's takes 0.4 s; the
+    response is not kept waiting). Outside a request (a worker), nothing is kept."""
+    if size >= DISK_MIN_BYTES:
+        _to_disk.pending = (k, docs, plain)
+
+
+@receiver(request_finished)
+def _write_pending(sender, **kwargs):
+    pending = getattr(_to_disk, "pending", None)
+    if pending is None:
+        return
+    _to_disk.pending = None
+    k, docs, plain = pending
+    with engine.without_cycle_collection():
+        engine.keep_documents(k, docs, plain, objects(docs))
 
 
 def remember(text, docs, plain=True):
@@ -109,8 +141,10 @@ def remember(text, docs, plain=True):
     (checked by the engine's load), so the next edit of the draft does not parse its text again. `plain`: no
     list or dict in them is reached from two places (an edit's are: it copies what it changes)."""
     k = engine.text_key(text)
+    docs = [d for d in docs if d is not None]
     with _lock:
-        _keep(k, [d for d in docs if d is not None], len(text), plain)
+        _keep(k, docs, len(text), plain)
+    _keep_on_disk(k, docs, plain, len(text))
 
 
 _memo = OrderedDict()  # (name, key of a text) -> what was computed from it

@@ -108,6 +108,11 @@ class CheckedObjects:
     def clear(self):
         self.by_id = {}
 
+    def trust(self, docs, limit):
+        """Take documents a check found within `limit` (kept so), as if walked: each object as deep as its place
+        allows (one deeper would be found too deep, and then walked)."""
+        self.by_id = {id(obj): (obj, limit - depth + 1, False) for obj, depth in _objects(docs)}
+
     def problem(self, docs, limit):
         """json_problem(docs, limit), walking only the objects not seen in the latest call."""
         seen, now = self.by_id, {}
@@ -116,17 +121,24 @@ class CheckedObjects:
             items = doc.get("items") if isinstance(doc, dict) else None
             if isinstance(items, list):  # a List: its other fields, then each item (two levels deeper)
                 fine = fine and not _may_have_problem({k: v for k, v in doc.items() if k != "items"}, limit - 1)
-                objects, depth = items, 4
-            else:
-                objects, depth = (doc,), 2
-            for obj in objects:
-                hit = seen.get(id(obj))
-                if hit is None or hit[0] is not obj:
-                    hit = (obj, *_height(obj))
-                now[id(obj)] = hit
-                fine = fine and not hit[2] and depth + hit[1] - 1 <= limit
+        for obj, depth in _objects(docs):
+            hit = seen.get(id(obj))
+            if hit is None or hit[0] is not obj:
+                hit = (obj, *_height(obj))
+            now[id(obj)] = hit
+            fine = fine and not hit[2] and depth + hit[1] - 1 <= limit
         self.by_id = now
         return None if fine else json_problem(docs, limit)
+
+
+def _objects(docs):
+    """(object, its depth) of each document, or of each item of a List (two levels deeper)."""
+    for doc in docs:
+        items = doc.get("items") if isinstance(doc, dict) else None
+        if isinstance(items, list):
+            yield from ((item, 4) for item in items)
+        else:
+            yield doc, 2
 
 
 def _height(value):

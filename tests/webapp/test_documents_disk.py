@@ -1,0 +1,103 @@
+"""A large draft's documents, and what the engine decoded from them, kept on disk for the next quick edit.
+
+A deployment runs several web processes; the next quick edit of a draft may reach one that never read its text.
+That process takes the documents the last edit wrote (signed, in ENGINE_CACHE_DIR) instead of parsing the text.
+"""
+import tempfile
+from pathlib import Path
+from unittest import mock
+
+from django.test.utils import override_settings
+
+from webapp.scenarios import engine
+from webapp.scenarios.manifests import documents, edits
+from webapp.scenarios.models import Draft
+
+from .base import BaseTestCase
+
+FIRST = {"op": "cordon", "node": "node-a"}
+SECOND = {"op": "add_taint", "node": "node-a", "key": "later", "effect": "NoSchedule"}
+
+
+def another_process():
+    """Forget what this process holds of any text, as a process that has read none."""
+    documents._memo.clear()
+    documents._latest = (None, None, False)
+    engine._fast_latest = (None, None)
+    engine._LOADED.clear()
+    engine.forget_decoded()
+
+
+def no_parsing(*args, **kwargs):
+    raise AssertionError("the text was parsed")
+
+
+class DocumentsOnDiskTests(BaseTestCase):
+    def setUp(self):
+        super().setUp()
+        self.cache = tempfile.TemporaryDirectory()
+        self.addCleanup(self.cache.cleanup)
+        settings = override_settings(ENGINE_CACHE_DIR=self.cache.name)
+        settings.enable()
+        self.addCleanup(settings.disable)
+        large = mock.patch.object(documents, "DISK_MIN_BYTES", 0)  # (every text counts as large)
+        large.start()
+        self.addCleanup(large.stop)
+        another_process()
+        self.addCleanup(another_process)
+        self.api_client = self.api(self.editor)
+
+    def edit(self, edit):
+        r = self.api_client.post(self.url("draft/edits/"), edit, format="json")
+        self.assertEqual(r.status_code, 200, r.data)
+        return r
+
+    def expected(self):
+        """The draft's text after both edits, worked out without any cache."""
+        another_process()
+        with override_settings(ENGINE_CACHE_DIR=""):
+            text = edits.apply_edit(edits.apply_edit(self.scenario.head().manifests, FIRST), SECOND)
+        another_process()
+        return text
+
+    def test_the_next_edit_in_another_process_takes_the_documents_from_disk_and_writes_the_same_text(self):
+        expected = self.expected()
+        self.edit(FIRST)
+        self.assertTrue(list(Path(self.cache.name).glob("*.documents")))
+        another_process()
+        with mock.patch.object(documents, "_parse", no_parsing):
+            r = self.edit(SECOND)
+        self.assertTrue(r.data["check"]["ok"], r.data["check"])
+        self.assertEqual(Draft.objects.get().manifests, expected)
+
+    def test_the_edit_after_takes_over_what_the_engine_decoded_in_the_process_before(self):
+        self.edit(FIRST)
+        another_process()
+        decoded = []
+        real = engine.scheduler_core.load_scenario
+        with mock.patch.object(engine.scheduler_core, "load_scenario",
+                               lambda *a, **k: decoded.append(len(k.get("decoded") or ())) or real(*a, **k)):
+            self.edit(SECOND)
+        self.assertEqual(len(decoded), 1)
+        self.assertGreater(decoded[0], 0)  # (it held the first edit's objects when the second's load began)
+
+    def test_documents_kept_under_another_nesting_limit_are_not_taken(self):
+        self.edit(FIRST)
+        another_process()
+        with override_settings(MANIFEST_MAX_NESTING=40), \
+                mock.patch.object(documents, "_parse", wraps=documents._parse) as parsed:
+            self.edit(SECOND)
+        self.assertEqual(parsed.call_count, 1)
+
+    def test_a_file_that_does_not_verify_is_ignored_and_the_text_parsed(self):
+        expected = self.expected()
+        self.edit(FIRST)
+        for f in Path(self.cache.name).glob("*.documents"):
+            data = bytearray(f.read_bytes())
+            data[-1] ^= 0xFF
+            f.write_bytes(bytes(data))
+        another_process()
+        with mock.patch.object(documents, "_parse", wraps=documents._parse) as parsed:
+            self.edit(SECOND)
+        self.assertEqual(parsed.call_count, 1)
+        self.assertEqual(Draft.objects.get().manifests, expected)
