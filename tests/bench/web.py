@@ -9,7 +9,8 @@ each figure, and the worker's own log lines (engine and database times). ``--pag
 one GET of each dashboard page of the scenario and its last run; ``--size 1000`` (4 MB of YAML)
 shows what a large cluster costs the web process. ``--edit`` times two quick edits of the draft
 (``set_spread`` on the ``frontend`` pods) through the API, each with the run of the edited draft
-until its result is stored (the second edit starts from the documents the first wrote).
+until its result is stored (the second edit starts from the documents the first wrote), then a third
+in a new web process, as when the next edit reaches another of a deployment's processes.
 ``--sweep N`` starts an N-cell sweep (maxSkew x minDomains of that constraint), times it until
 every cell is stored, and prints the database's size before and after, with the tables that hold
 texts and results (texts are stored once by content, compressed). Creating the scenario
@@ -22,6 +23,7 @@ asserted.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import signal
 import statistics
@@ -169,11 +171,17 @@ def _time_edit(client, scenario_id: int) -> dict:
     second's returned). The first edit in a process reads the draft's text and decodes all of it; the second
     starts from the documents the first wrote, and the engine decodes only the objects it changed. The test
     client counts what the web process does once the response is written (a WSGI server has sent it by then:
-    ``request_finished``, where frozen.py may collect): that part is printed apart."""
+    ``request_finished``, where frozen.py may collect and the documents are kept on disk): that part is printed
+    apart."""
     body = None
     for n, skew in ((1, 2), (2, 3)):
         body = _time_one_edit(client, scenario_id, n, {"op": "set_spread", "workload": "app=frontend", "index": 0,
                                                      "maxSkew": skew})
+    # as when the next edit reaches another web process (a deployment runs several): it has read nothing yet
+    edit = {"op": "set_spread", "workload": "app=frontend", "index": 0, "maxSkew": 4}
+    print(f"quick edit 3 (set_spread maxSkew 4 on app=frontend) in a new web process: "
+          f"{_fresh_request('post', f'/api/scenarios/{scenario_id}/draft/edits/', json.dumps(edit))} (the "
+          "process's first load of the compiled loops included)", flush=True)
     return body
 
 
@@ -181,22 +189,28 @@ def _time_one_edit(client, scenario_id: int, n: int, edit: dict) -> dict:
     from django.core.signals import request_finished
 
     from webapp.scenarios import frozen
+    from webapp.scenarios.manifests import documents
 
     after = []
 
-    def timed_finish(sender, **kwargs):
-        t0 = time.perf_counter()
-        frozen._request_finished(sender, **kwargs)
-        after.append(time.perf_counter() - t0)
+    def timed(receiver):
+        def run(sender, **kwargs):
+            t0 = time.perf_counter()
+            receiver(sender, **kwargs)
+            after.append(time.perf_counter() - t0)
+        return run
 
-    request_finished.disconnect(frozen._request_finished)
-    request_finished.connect(timed_finish, weak=False)
+    receivers = [(r, timed(r)) for r in (frozen._request_finished, documents._write_pending)]
+    for receiver, wrapped in receivers:
+        request_finished.disconnect(receiver)
+        request_finished.connect(wrapped, weak=False)
     t = time.perf_counter()
     try:
         r = client.post(f"/api/scenarios/{scenario_id}/draft/edits/", edit, content_type="application/json")
     finally:
-        request_finished.disconnect(timed_finish)
-        request_finished.connect(frozen._request_finished)
+        for receiver, wrapped in receivers:
+            request_finished.disconnect(wrapped)
+            request_finished.connect(receiver)
     edited = time.perf_counter() - t
     if r.status_code != 200:
         raise SystemExit(f"the quick edit failed: {r.status_code} {r.content[:500]!r}")
@@ -242,31 +256,58 @@ def _time_sweep(client, scenario_id: int, cells: int) -> None:
           f"{_database_sizes()}", flush=True)
 
 
-_FRESH_GET = """
+_FRESH_REQUEST = """
 import os, sys, time
 import django
 django.setup()
 from django.contrib.auth import get_user_model
+from django.core.signals import request_finished
 from django.test import Client
 from webapp.scenarios import frozen
+from webapp.scenarios.manifests import documents
 frozen.enable()  # (as in a web process: webapp/wsgi.py)
+after = [0.0]  # what the process does once the response is written (a WSGI server has sent it by then)
+def timed(receiver):
+    def run(sender, **kwargs):
+        t0 = time.perf_counter()
+        receiver(sender, **kwargs)
+        after[0] += time.perf_counter() - t0
+    return run
+for receiver in (frozen._request_finished, documents._write_pending):
+    request_finished.disconnect(receiver)
+    request_finished.connect(timed(receiver), weak=False)
 client = Client(HTTP_HOST="127.0.0.1")
 client.force_login(get_user_model().objects.get(username="bench"))
 client.get("/login/")  # (the process's first request imports the URLs: not the page's time)
-headers = {"HTTP_ACCEPT_ENCODING": sys.argv[2]} if len(sys.argv) > 2 else {}
-t = time.perf_counter()
-r = client.get(sys.argv[1], **headers)
-print(r.status_code, round((time.perf_counter() - t) * 1000))
+after[0] = 0.0
+method, url, arg = sys.argv[1], sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else ""
+if method == "post":  # (arg: the JSON body)
+    t = time.perf_counter()
+    r = client.post(url, arg, content_type="application/json")
+else:  # (arg: an Accept-Encoding)
+    headers = {"HTTP_ACCEPT_ENCODING": arg} if arg else {}
+    t = time.perf_counter()
+    r = client.get(url, **headers)
+print(r.status_code, round((time.perf_counter() - t - after[0]) * 1000), round(after[0] * 1000))
 """
 
 
 def _fresh_get(url: str, encoding: str = "") -> str:
-    """One GET of url in a new process (nothing of the scenario or run read there yet): "status ms"."""
-    done = subprocess.run([sys.executable, "-c", _FRESH_GET, url, *([encoding] if encoding else [])], cwd=ROOT,
+    return _fresh_request("get", url, encoding)
+
+
+def _fresh_request(method: str, url: str, arg: str = "") -> str:
+    """One GET (arg: an Accept-Encoding) or POST (arg: a JSON body) of url in a new process (nothing of the
+    scenario or run read there yet): "status ms", the time to the response written, and what the process did
+    after it when it did something."""
+    done = subprocess.run([sys.executable, "-c", _FRESH_REQUEST, method, url, *([arg] if arg else [])], cwd=ROOT,
                           capture_output=True, text=True,
                           env={**os.environ, "DJANGO_SETTINGS_MODULE": "webapp.settings"})
     lines = done.stdout.split()
-    return f"{lines[-2]}  {int(lines[-1]):>7,} ms" if len(lines) >= 2 else f"failed: {done.stderr[-300:]}"
+    if len(lines) < 3:
+        return f"failed: {done.stderr[-300:]}"
+    after = f" (then {int(lines[-1]):,} ms after the response)" if int(lines[-1]) else ""
+    return f"{lines[-3]}  {int(lines[-2]):>7,} ms{after}"
 
 
 def _time_pages(client, scenario_id: int, run: dict, fresh: bool = False, edited: dict | None = None) -> None:
