@@ -10,7 +10,7 @@ from unittest import mock
 from django.test.utils import override_settings
 
 from webapp.scenarios import engine
-from webapp.scenarios.manifests import documents, edits
+from webapp.scenarios.manifests import documents, edits, limits
 from webapp.scenarios.models import Draft
 
 from .base import BaseTestCase
@@ -101,3 +101,13 @@ class DocumentsOnDiskTests(BaseTestCase):
             self.edit(SECOND)
         self.assertEqual(parsed.call_count, 1)
         self.assertEqual(Draft.objects.get().manifests, expected)
+
+    def test_a_text_over_the_size_limit_now_is_refused_though_its_documents_are_kept(self):
+        self.edit(FIRST)
+        another_process()
+        with override_settings(MANIFEST_MAX_BYTES=100):
+            with self.assertRaises(limits.TooLarge):
+                documents.read(Draft.objects.get().manifests)  # (what a page reads)
+            r = self.api_client.post(self.url("draft/edits/"), SECOND, format="json")
+        self.assertEqual(r.status_code, 400)
+        self.assertIn("MANIFEST_MAX_BYTES", str(r.data))

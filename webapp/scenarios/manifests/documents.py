@@ -101,7 +101,11 @@ def read_plain(text, filename="scenario.yaml", stored=False):
         if _latest[0] == k:
             return _latest[1], _latest[2]
     with engine.without_cycle_collection():  # (and kept, frozen if large, before it runs again: frozen.py)
-        found = engine.read_documents(k) if len(text) >= DISK_MIN_BYTES else None
+        found = None
+        if len(text) >= DISK_MIN_BYTES:
+            if not stored:
+                limits.check_size(text, filename)  # (the documents kept on disk passed the rest)
+            found = engine.read_documents(k)
         if found is not None:
             docs, plain = found  # (checked when kept; what the engine decoded from them is taken in)
         else:

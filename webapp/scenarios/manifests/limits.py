@@ -54,6 +54,14 @@ def human_bytes(n):
     return f"{n / 1_000_000:.1f} MB" if n >= 100_000 else f"{n} bytes"
 
 
+def check_size(text, filename="scenario.yaml"):
+    """Raise TooLarge if `text` is over MANIFEST_MAX_BYTES."""
+    size = len(text) if text.isascii() else len(text.encode("utf-8", errors="replace"))
+    if size > settings.MANIFEST_MAX_BYTES:
+        raise TooLarge(f"{filename} is {human_bytes(size)}; the limit is {human_bytes(settings.MANIFEST_MAX_BYTES)} "
+                       "(MANIFEST_MAX_BYTES).")
+
+
 def check_text(text, filename="scenario.yaml", parse_fast=None, checked=None):
     """Raise TooLarge if `text` is over MANIFEST_MAX_BYTES or nested deeper than MANIFEST_MAX_NESTING.
 
@@ -64,10 +72,7 @@ def check_text(text, filename="scenario.yaml", parse_fast=None, checked=None):
     check on libyaml's event stream. `checked` (a CheckedObjects): objects an earlier check
     walked are not walked again (a quick edit's documents: all but the objects it changed).
     """
-    size = len(text) if text.isascii() else len(text.encode("utf-8", errors="replace"))
-    if size > settings.MANIFEST_MAX_BYTES:
-        raise TooLarge(f"{filename} is {human_bytes(size)}; the limit is {human_bytes(settings.MANIFEST_MAX_BYTES)} "
-                       "(MANIFEST_MAX_BYTES).")
+    check_size(text, filename)
     docs = parse_fast(text) if parse_fast is not None else None
     if docs is not None:
         limit = settings.MANIFEST_MAX_NESTING + 1  # the list of documents is a level
