@@ -96,7 +96,7 @@ def _read_text(path: str) -> str:
 
 def load_scenario(text: str, filename: str = "scenario.yaml", config_text: str | None = None,
                   config_filename: str = "config.yaml", parsed: list | None = None,
-                  decoded: DecodedDocuments | None = None) -> Scenario:
+                  decoded: DecodedDocuments | None = None, warm: bool = True) -> Scenario:
     """Parse manifests (and an optional separate configuration) into a Scenario;
     ``parsed``: the text's documents from ``scenario_io.parse_fast``, if already read.
 
@@ -104,14 +104,17 @@ def load_scenario(text: str, filename: str = "scenario.yaml", config_text: str |
     identity; the Node and Pod documents it holds are taken over, not decoded again, and it
     then holds this load's. For a caller whose documents are never changed in place, only
     replaced: a quick edit that copies the objects it changes, and only those, then costs a
-    load the decoding of those alone."""
+    load the decoding of those alone.
+
+    ``warm``: a large cluster's compiled loops are made ready as part of loading it; False
+    for a caller that checks scenarios without running them (the web app's web process)."""
     try:
         with without_cycle_collection():
             seen = decoded if parsed is not None and decoded is not None else None
             builder = _Builder(filename, seen)
             for doc in read_documents(text, filename, parsed):
                 builder.add(doc)
-            scenario = builder.build(config_text, config_filename)
+            scenario = builder.build(config_text, config_filename, warm)
             if seen is not None:
                 seen.take(builder.decoded)
             return scenario
@@ -240,7 +243,7 @@ class _Builder:
                                 "at most one KubeSchedulerConfiguration may be given")
         self.config_doc = doc
 
-    def build(self, config_text: str | None, config_filename: str) -> Scenario:
+    def build(self, config_text: str | None, config_filename: str, warm: bool = True) -> Scenario:
         """Resolve priorities, drop unschedulable pods, expand workloads: the Scenario."""
         cfg, cfg_warnings = self._configuration(config_text, config_filename)
         classes = {**SYSTEM_PRIORITY_CLASSES, **self.classes}
@@ -262,7 +265,7 @@ class _Builder:
         final, storage = self.storage.finish(final)
         for warning in self.storage.warnings:
             self.report.warn(warning)
-        if len(self.nodes) >= kernels.MIN_NODES:
+        if warm and len(self.nodes) >= kernels.MIN_NODES:
             kernels.warm()  # a large cluster runs compiled loops: get them ready now
         warnings = tuple(self.report.ignored_warnings() + self.report.warnings + cfg_warnings)
         return Scenario(

@@ -119,3 +119,16 @@ def test_a_text_checked_as_it_is_typed_takes_no_room_in_the_cache(cache_dir):
     for i in range(3):
         assert drafts.summary(text + f"\n# keystroke {i}\n")["ok"]
     assert list(cache_dir.glob("*.scenario")) == []
+
+
+def test_the_web_processs_check_of_a_large_scenario_leaves_the_compiled_loops_to_the_workers():
+    # A web process checks scenarios and never runs them: making the loops ready took a new process a second.
+    from scheduler_core.columnar import kernels
+    from tests.bench.generate import generate, to_yaml
+
+    text = to_yaml(generate("1000x10", seed=2).objects)
+    with override_settings(ENGINE_CACHE_DIR=""), mock.patch.object(kernels, "MIN_NODES", 1000), \
+            mock.patch.object(kernels, "warm", side_effect=AssertionError("the loops were made ready")):
+        engine._LOADED.clear()
+        assert engine.validate(text) == []
+        engine._LOADED.clear()

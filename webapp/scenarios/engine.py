@@ -309,8 +309,11 @@ def _load_checked(manifests, config, manifests_file, parsed, decoded=None):
         if which == "manifests":
             parsed = docs
     try:
+        # (the compiled loops are not made ready here: a web process checks scenarios and never runs them, and a
+        # worker has them ready from its start, celery.py)
         return scheduler_core.load_scenario(
-            manifests, filename=manifests_file, config_text=config or None, parsed=parsed, decoded=decoded)
+            manifests, filename=manifests_file, config_text=config or None, parsed=parsed, decoded=decoded,
+            warm=False)
     except scheduler_core.ScenarioError as e:
         raise ScenarioInvalid(
             str(e), object=e.object or "", field=e.field or "",
