@@ -111,3 +111,11 @@ class DocumentsOnDiskTests(BaseTestCase):
             r = self.api_client.post(self.url("draft/edits/"), SECOND, format="json")
         self.assertEqual(r.status_code, 400)
         self.assertIn("MANIFEST_MAX_BYTES", str(r.data))
+
+    def test_outside_a_request_nothing_is_kept_on_disk_nor_held_for_later(self):
+        # (a worker reading a large text, for a sweep's cells: it would hold the documents until a request ended)
+        text = edits.apply_edit(self.scenario.head().manifests, FIRST)
+        another_process()
+        documents.read(text)
+        self.assertIsNone(getattr(documents._to_disk, "pending", None))
+        self.assertFalse(list(Path(self.cache.name).glob("*.documents")))

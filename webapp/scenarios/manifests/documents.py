@@ -26,7 +26,7 @@ from collections import OrderedDict
 
 import yaml
 from django.conf import settings
-from django.core.signals import request_finished
+from django.core.signals import request_finished, request_started
 from django.dispatch import receiver
 
 from .. import engine, frozen
@@ -124,17 +124,22 @@ _to_disk = threading.local()  # what to write once this thread's request is over
 
 def _keep_on_disk(k, docs, plain, size):
     """Keep the documents on disk, once the request is over (pickling a 29 MB text's takes 0.4 s; the
-    response is not kept waiting). Outside a request (a worker), nothing is kept."""
-    if size >= DISK_MIN_BYTES:
+    response is not kept waiting). Outside a request (a worker), nothing is kept, nor held for later."""
+    if size >= DISK_MIN_BYTES and getattr(_to_disk, "in_request", False):
         _to_disk.pending = (k, docs, plain)
+
+
+@receiver(request_started)
+def _request_started(sender, **kwargs):
+    _to_disk.in_request, _to_disk.pending = True, None
 
 
 @receiver(request_finished)
 def _write_pending(sender, **kwargs):
     pending = getattr(_to_disk, "pending", None)
+    _to_disk.in_request, _to_disk.pending = False, None
     if pending is None:
         return
-    _to_disk.pending = None
     k, docs, plain = pending
     with engine.without_cycle_collection():
         engine.keep_documents(k, docs, plain, objects(docs))
