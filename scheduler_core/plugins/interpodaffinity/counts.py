@@ -47,6 +47,14 @@ def _class_key(pod: Pod) -> Hashable:
 
 
 
+def _record(ni: NodeInfo, labels: Mapping[str, str], counted: dict) -> tuple:
+    """What PodCounts keeps of a node it counted: the NodeInfo, its generation, its labels, the
+    pods of each key on it, and how its pod lists stood (_one_added reads the change from them)."""
+    pods = ni.pods
+    return (ni, ni.generation, labels, counted, len(pods), pods[-1] if pods else None,
+            len(ni.pods_with_affinity))
+
+
 class PodCounts:
     """Per node and per topology value, the existing pods of each class and group."""
 
@@ -125,9 +133,18 @@ class PodCounts:
             if rec[0] is ni and rec[1] == ni.generation:
                 continue
             labels = ni.node.labels if ni.node else {}
-            new = self._contribution(ni)
             old_labels, old = rec[2], rec[3]
-            if old_labels is labels or old_labels == labels:
+            same_labels = old_labels is labels or old_labels == labels
+            added = self._one_added(ni, rec) if same_labels else None
+            if added is not None:  # (a pod bound to the node: only its keys move)
+                new = dict(old)
+                for key in added:
+                    new[key] = new.get(key, 0) + 1
+                    self._apply(key, ni.name, labels, 1)
+                nodes[ni.name] = _record(ni, labels, new)
+                continue
+            new = self._contribution(ni)
+            if same_labels:
                 for key in old.keys() | new.keys():
                     d = new.get(key, 0) - old.get(key, 0)
                     if d:
@@ -137,7 +154,7 @@ class PodCounts:
                     self._apply(key, ni.name, old_labels, -n)
                 for key, n in new.items():
                     self._apply(key, ni.name, labels, n)
-            nodes[ni.name] = (ni, ni.generation, labels, new)
+            nodes[ni.name] = _record(ni, labels, new)
 
     def _rebuild(self, all_nodes: Sequence[NodeInfo]) -> None:
         kept = self._seen, self._seen_generations, self._log_of, self._log_read
@@ -148,18 +165,39 @@ class PodCounts:
             new = self._contribution(ni)
             for key, n in new.items():
                 self._apply(key, ni.name, labels, n)
-            self._nodes[ni.name] = (ni, ni.generation, labels, new)
+            self._nodes[ni.name] = _record(ni, labels, new)
+
+    def _one_added(self, ni: NodeInfo, rec: tuple) -> list | None:
+        """The keys of the one pod added to ni since rec was counted (NodeInfo.add_pod_info
+        appends it to its lists and moves the generation by one), None when ni changed
+        otherwise: its contribution is then counted afresh."""
+        before, last, with_affinity = rec[4], rec[5], rec[6]
+        pods = ni.pods
+        if rec[0] is not ni or ni.generation != rec[1] + 1 or len(pods) != before + 1 or \
+                (before and pods[before - 1] is not last):
+            return None
+        pi = pods[-1]
+        keys = list(self._contribution_of((pi,), ()))
+        aff = ni.pods_with_affinity
+        if len(aff) == with_affinity + 1 and aff[-1] is pi:
+            keys.extend(self._contribution_of((), (pi,)))
+        elif len(aff) != with_affinity:
+            return None
+        return keys
 
     def _contribution(self, ni: NodeInfo) -> dict:
+        return self._contribution_of(ni.pods, ni.pods_with_affinity)
+
+    def _contribution_of(self, pods: Sequence[PodInfo], with_affinity: Sequence[PodInfo]) -> dict:
         out: dict = {}
         known = self._class_of_pod
-        for pi in ni.pods:
+        for pi in pods:
             hit = known.get(id(pi))
             if hit is None:
                 hit = known[id(pi)] = (pi, self._class_id(pi.pod))  # (it keeps pi, and its id)
             key = hit[1]
             out[key] = out.get(key, 0) + 1
-        for pi in ni.pods_with_affinity:
+        for pi in with_affinity:
             key = self._group_key(pi)
             if key is None:
                 continue
