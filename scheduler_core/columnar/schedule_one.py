@@ -66,7 +66,7 @@ class _NodeToStatus(Mapping):
     a node is looked up by its index in the sorted node indices, and the dict of thousands
     of entries is made only if something walks it."""
 
-    def __init__(self, names: list[str], idx: np.ndarray, ids: list[int],
+    def __init__(self, names: list[str], idx: np.ndarray, ids: np.ndarray,
                  of_id: dict[int, Status], index: dict[str, int]) -> None:
         self._names, self._idx, self._ids, self._of_id, self._index = names, idx, ids, of_id, index
         self._dict: dict[str, Status] | None = None
@@ -76,7 +76,7 @@ class _NodeToStatus(Mapping):
         if i is not None:
             pos = int(self._idx.searchsorted(i))
             if pos < len(self._ids) and self._idx[pos] == i:
-                return self._of_id[self._ids[pos]]
+                return self._of_id[int(self._ids[pos])]
         raise KeyError(name)
 
     def __contains__(self, name: object) -> bool:
@@ -91,14 +91,14 @@ class _NodeToStatus(Mapping):
 
     def at(self, k: int) -> Status:
         """The status of the k-th node listed (in node order), without a lookup by name."""
-        return self._of_id[self._ids[k]]
+        return self._of_id[int(self._ids[k])]
 
     def __iter__(self):
         return iter(self._names)
 
     def _whole(self) -> dict[str, Status]:
         if self._dict is None:
-            self._dict = dict(zip(self._names, map(self._of_id.__getitem__, self._ids)))
+            self._dict = dict(zip(self._names, map(self._of_id.__getitem__, self._ids.tolist())))
         return self._dict
 
     def values(self):
@@ -254,12 +254,12 @@ class ColumnarScheduler:
         for the Unschedulable nodes only (the ones preemption looks at)."""
         table, statuses = self.ctx.table, self.ctx.statuses
         reasons: dict[str, int] = {}
-        unschedulable, unschedulable_ids = _EMPTY, []
+        unschedulable, unschedulable_ids = _EMPTY, _EMPTY
+        retry: list[int] = []  # status ids that preemption looks at
         if fr is not None and len(failed):
             ids = fr.statuses(failed)
             record.diagnosed = (failed, ids)
             counts = np.bincount(ids)
-            retry: list[int] = []  # status ids that preemption looks at
             for s in counts.nonzero()[0]:
                 st = statuses.get(int(s))
                 if st.code == Code.Error:
@@ -279,7 +279,7 @@ class ColumnarScheduler:
                 unschedulable, unschedulable_ids = failed[sel], ids[sel]
                 order = np.argsort(unschedulable, kind="stable")
                 unschedulable = unschedulable[order]
-                unschedulable_ids = unschedulable_ids[order].tolist()
+                unschedulable_ids = unschedulable_ids[order]
         absent = table.n - len(failed)
         if absent > 0:
             for r in d.absent_nodes_status.reasons:
@@ -287,7 +287,7 @@ class ColumnarScheduler:
         d.reasons = reasons
         d.unschedulable_nodes = table.names_of(unschedulable)
         d.unschedulable_lowest = table.lowest_priorities()[unschedulable]
-        of_id = {s: statuses.get(s) for s in set(unschedulable_ids)}
+        of_id = {s: statuses.get(s) for s in retry}  # (each is some node's: counted above)
         d.node_to_status = _NodeToStatus(d.unschedulable_nodes, unschedulable, unschedulable_ids,
                                          of_id, table.index)
 
