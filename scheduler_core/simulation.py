@@ -43,9 +43,12 @@ def build_frameworks(scenario, data: HandleData) -> dict[str, Framework]:
 def build_node_infos(scenario) -> dict[str, NodeInfo]:
     """NodeInfos in node order with the bound pods added (the scheduler cache)."""
     infos = {n.name: NodeInfo(n) for n in scenario.nodes}
+    bound: dict[str, list[PodInfo]] = {}
     for p in scenario.pods:
         if p.node_name and p.node_name in infos:
-            infos[p.node_name].add_pod(p)
+            bound.setdefault(p.node_name, []).append(new_pod_info(p))
+    for name, pods in bound.items():
+        infos[name].add_pod_infos(pods)
     _image_states(infos)
     return infos
 

@@ -357,6 +357,36 @@ class NodeInfo:
         self.add_pod_info(pi)
         return pi
 
+    def add_pod_infos(self, infos: "Sequence[PodInfo]") -> None:
+        """add_pod_info for each of infos in turn (the cache's bound pods, at the start of a
+        run): the same lists, sums, ports and generation, each distinct requests mapping summed
+        once with its count (a workload's pods share theirs)."""
+        self.pods.extend(infos)
+        requests: dict[int, list] = {}  # id(mapping) -> [mapping, how many pods have it]
+        non_zero: dict[int, list] = {}
+        for pi in infos:
+            if pi.required_affinity_terms or pi.preferred_affinity_terms or \
+                    pi.required_anti_affinity_terms or pi.preferred_anti_affinity_terms:
+                self.pods_with_affinity.append(pi)
+                if pi.required_anti_affinity_terms:
+                    self.pods_with_required_anti_affinity.append(pi)
+            for seen, m in ((requests, pi.requests), (non_zero, pi.non_zero_requests)):
+                hit = seen.get(id(m))
+                if hit is None:
+                    seen[id(m)] = [m, 1]
+                else:
+                    hit[1] += 1
+            for p in pod_used_ports(pi.pod):
+                self.used_ports.add(p.host_ip, p.protocol, p.host_port)
+        for m, n in requests.values():
+            self.requested.add_map(m, n)
+        nz = self.non_zero_requested
+        for m, n in non_zero.values():
+            nz.milli_cpu += n * m.get(CPU, 0)
+            nz.memory += n * m.get(MEMORY, 0)
+        self.generation += len(infos)
+        self.lowest_priority = self.below = None
+
     def remove_pod(self, pod: Pod) -> bool:
         """NodeInfo.RemovePod: by namespace/name (uid when set); False when absent."""
         key = pod.key

@@ -1,8 +1,10 @@
 """NodeInfo accounting as the filters see it (framework/types.go NodeInfo.AddPod/RemovePod)."""
+import dataclasses
+
 import pytest
 
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.types import new_pod_info
+from scheduler_core.framework.types import NodeInfo, new_pod_info
 from scheduler_core.framework.interface import Code
 from scheduler_core.k8s.types import Container, ContainerPort, LabelSelector
 from scheduler_core.plugins.nodeports.node_ports import NodePorts
@@ -80,3 +82,44 @@ def test_removing_a_pod_that_is_not_on_the_node_names_it():
     other = node_infos([make_node("n2").obj()], [make_pod("x").node("n2").obj()])[0].pods[0]
     assert ni.remove_pod_infos([other]).pod.name == "x"
     assert [p.pod.name for p in ni.pods] == ["b"]
+
+
+def _bound_pods(case):
+    sel = LabelSelector(match_labels={"app": "web"})
+    pods = [make_pod(f"p{i}").node("n1").labels({"app": "web"}) for i in range(5)]
+    if case == "its own requests each":
+        pods = [p.req(cpu=100 * (i + 1), memory=7 * i) for i, p in enumerate(pods)]
+    elif case == "scalar resources and host ports":
+        pods = [p.req(cpu=50, **{"example.com/gpu": i % 2 + 1}).host_port(9000 + i)
+                for i, p in enumerate(pods)]
+    elif case == "pod affinity and anti-affinity":
+        pods[1] = pods[1].pod_affinity("zone", sel)
+        pods[3] = pods[3].pod_anti_affinity("kubernetes.io/hostname", sel)
+        pods[4] = pods[4].pod_anti_affinity("kubernetes.io/hostname", sel).pod_affinity("zone", sel)
+    infos = [new_pod_info(p.obj()) for p in pods]
+    if case == "one requests mapping shared by a workload's pods":
+        shared = new_pod_info(make_pod("w").req(cpu=300, memory=64).obj())
+        infos = [dataclasses.replace(pi, requests=shared.requests,
+                                     non_zero_requests=shared.non_zero_requests)
+                 if i != 2 else pi for i, pi in enumerate(infos)]
+    return infos
+
+
+@pytest.mark.parametrize("case", [
+    "its own requests each", "one requests mapping shared by a workload's pods",
+    "scalar resources and host ports", "pod affinity and anti-affinity", "no pods"])
+def test_adding_the_bound_pods_at_once_leaves_what_adding_them_one_by_one_leaves(case):
+    """A run starts with every bound pod added to its node at once (add_pod_infos): the lists,
+    the sums (requests summed once per shared mapping), the ports and the generation must be
+    what add_pod_info gives pod by pod."""
+    infos = [] if case == "no pods" else _bound_pods(case)
+    one_by_one, at_once = NodeInfo(make_node("n1").obj()), NodeInfo(make_node("n1").obj())
+    for pi in infos:
+        one_by_one.add_pod_info(pi)
+    at_once.lowest_pod_priority()  # (worked out before: adding pods must forget it)
+    at_once.add_pod_infos(infos)
+    assert _snapshot_of(at_once) + (at_once.requested.scalar_resources,
+                                    at_once.non_zero_requested.memory) == \
+        _snapshot_of(one_by_one) + (one_by_one.requested.scalar_resources,
+                                    one_by_one.non_zero_requested.memory)
+    assert at_once.lowest_pod_priority() == one_by_one.lowest_pod_priority()
