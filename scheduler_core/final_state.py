@@ -58,15 +58,27 @@ def pod_info_json(pods: Iterable[Pod]) -> dict[str, dict]:
     ``gates`` (the scheduling gates' names) for a gated pod."""
     out = {}
     copies: dict[int, tuple[Mapping[str, str], dict]] = {}  # id(labels) -> (labels, copy)
+    # per (owner references, labels) objects: (them, owner, workload), where the workload is not the pod's
+    # name; per requests mapping: (it, the cpu and memory requested). A workload's pods share these objects.
+    owners: dict[tuple[int, int], tuple] = {}
+    asked: dict[int, tuple] = {}
     for p in pods:
         labels = copies.get(id(p.labels))
         if labels is None or labels[0] is not p.labels:
             labels = copies[id(p.labels)] = (p.labels, dict(p.labels))
-        info = out[p.key] = {"labels": labels[1], "owner": owner_of(p),
-                             "workload": workload_of(p), "priority": p.priority or 0,
-                             "boundBeforeRun": bool(p.node_name),
-                             "requests": {r: p.requests[r] for r in ("cpu", "memory")
-                                          if p.requests.get(r)}}
+        who = owners.get((id(p.owner_references), id(p.labels)))
+        if who is None or who[0] is not p.owner_references or who[1] is not p.labels:
+            owner, workload = owner_of(p), workload_of(p)
+            who = (p.owner_references, p.labels, owner, workload)
+            if owner or workload != p.name:
+                owners[(id(p.owner_references), id(p.labels))] = who
+        requests = asked.get(id(p.requests))
+        if requests is None or requests[0] is not p.requests:
+            requests = asked[id(p.requests)] = (p.requests, tuple(
+                (r, p.requests[r]) for r in ("cpu", "memory") if p.requests.get(r)))
+        info = out[p.key] = {"labels": labels[1], "owner": who[2], "workload": who[3],
+                             "priority": p.priority or 0, "boundBeforeRun": bool(p.node_name),
+                             "requests": dict(requests[1])}
         if p.scheduling_gates:
             info["gates"] = [getattr(g, "name", g) for g in p.scheduling_gates]
     return out

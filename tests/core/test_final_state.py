@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from scheduler_core.api import simulate
+from scheduler_core.k8s.types import replace_pod
 from scheduler_core.scenario import Scenario
 
 from .wrappers import make_node, make_pod
@@ -115,6 +116,26 @@ def test_pod_info_covers_bound_and_pending_pods(name, pod, want) -> None:
     p = pod.req(cpu=100).obj()
     r = run_both(Scenario(nodes=tuple(zones(0)), pods=(p,)))
     assert r["podInfo"][p.key] == want
+
+
+@pytest.mark.parametrize("labels,owner,want", [
+    ({}, None, ["c", "d"]),
+    ({"app": "x"}, None, ["app=x", "app=x"]),
+    ({"tier": "web"}, ("ReplicaSet", "rs"), ["ReplicaSet/rs", "ReplicaSet/rs"]),
+], ids=["pods without owner or app label are each their own workload",
+        "pods without owner share their app label's workload",
+        "pods of one owner share its workload"])
+def test_pods_sharing_their_labels_and_owner_objects_get_their_own_workload(labels, owner, want) -> None:
+    """The loader shares one labels mapping (and owner references, requests) among a workload's pods:
+    the pod info must still name each pod's own workload and requests."""
+    first = make_pod("c").labels(labels)
+    first = (first.owner(*owner) if owner else first).req(cpu=100).obj()
+    second = replace_pod(first, name="d", requests={"cpu": 250, "memory": 64})
+    assert second.labels is first.labels and second.owner_references is first.owner_references
+    r = simulate(Scenario(nodes=tuple(zones(0)), pods=(first, second)), detail=False)
+    assert [r["podInfo"][p.key]["workload"] for p in (first, second)] == want
+    assert [r["podInfo"][p.key]["requests"] for p in (first, second)] == [
+        {"cpu": 100}, {"cpu": 250, "memory": 64}]
 
 
 def test_bound_pods_end_on_their_node_or_evicted_by_a_named_preemptor() -> None:
