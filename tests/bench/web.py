@@ -10,7 +10,8 @@ one GET of each dashboard page of the scenario and its last run; ``--size 1000``
 shows what a large cluster costs the web process. ``--edit`` times two quick edits of the draft
 (``set_spread`` on the ``frontend`` pods) through the API, each with the run of the edited draft
 until its result is stored (the second edit starts from the documents the first wrote), then a third
-in a new web process, as when the next edit reaches another of a deployment's processes.
+in a new web process, as when the next edit reaches another of a deployment's processes, and one as the
+draft editor posts it (that request queues the run itself; timed to the editor's runs panel with the counts).
 ``--sweep N`` starts an N-cell sweep (maxSkew x minDomains of that constraint), times it until
 every cell is stored, and prints the database's size before and after, with the tables that hold
 texts and results (texts are stored once by content, compressed). Creating the scenario
@@ -177,6 +178,7 @@ def _time_edit(client, scenario_id: int) -> dict:
     for n, skew in ((1, 2), (2, 3)):
         body = _time_one_edit(client, scenario_id, n, {"op": "set_spread", "workload": "app=frontend", "index": 0,
                                                      "maxSkew": skew})
+    _time_page_edit(client, scenario_id, 5)
     # as when the next edit reaches another web process (a deployment runs several): it has read nothing yet
     edit = {"op": "set_spread", "workload": "app=frontend", "index": 0, "maxSkew": 4}
     print(f"quick edit 3 (set_spread maxSkew 4 on app=frontend) in a new web process: "
@@ -221,6 +223,43 @@ def _time_one_edit(client, scenario_id: int, n: int, edit: dict) -> dict:
           f"({sum(after):.2f} s of it after the response was written); the edited draft run {body['status']} "
           f"{total:.2f} s after the edit was sent", flush=True)
     return body
+
+
+def _time_page_edit(client, scenario_id: int, skew: int) -> None:
+    """A quick edit as the draft editor makes it (the constraint form, posted by htmx): that request queues the
+    draft's run itself before its response, and the work after the response (frozen.py's collection, keeping the
+    documents) runs beside the worker, not before it. Timed from sending the edit to the editor's runs panel
+    (the fragment the page asks for every second while a run is unfinished) rendered with the run's counts,
+    asked for as soon as the run is stored."""
+    from django.contrib.auth import get_user_model
+
+    from webapp.scenarios import drafts
+    from webapp.scenarios.models import Run, Scenario
+
+    scenario = Scenario.objects.get(pk=scenario_id)
+    hx = {"HTTP_HX_REQUEST": "true"}
+    t = time.perf_counter()
+    r = client.post(f"/scenarios/{scenario_id}/draft/edit/", {
+        "op": "set_spread", "workload": "app=frontend", "index": "0", "maxSkew": str(skew)}, **hx)
+    answered = time.perf_counter() - t
+    if r.status_code != 200 or b"Applied" not in r.content:
+        raise SystemExit(f"the editor's quick edit failed: {r.status_code} {r.content[:500]!r}")
+    draft = drafts.find(scenario, get_user_model().objects.get(username="bench"))
+    while True:
+        run = drafts.latest_runs(draft)[0]
+        if run is not None and run.status in (Run.Status.SUCCEEDED, Run.Status.FAILED):
+            break
+        time.sleep(0.05)
+    stored = time.perf_counter() - t
+    t0 = time.perf_counter()
+    panel = client.get(f"/scenarios/{scenario_id}/draft/runs/", **hx)
+    shown = time.perf_counter() - t
+    if b"draft-diff-summary" not in panel.content:
+        print("  (the runs panel did not show the comparison of the draft's run with the saved one)", flush=True)
+    print(f"quick edit in the draft editor (set_spread maxSkew {skew} on app=frontend): response in {answered:.2f} s "
+          f"(the run queued in it); the run {run.status.lower()} {stored:.2f} s after the edit was sent; the runs "
+          f"panel with its counts {shown:.2f} s after ({panel.status_code}, {(time.perf_counter() - t0) * 1000:.0f} ms "
+          "to render; the page asks for it every second while the run is unfinished)", flush=True)
 
 
 def _database_sizes() -> str:
