@@ -169,10 +169,18 @@ class ColumnarSimulation(Simulation):
         if len(failed):
             if ids is None:
                 ids = record.filters.statuses(failed)
-            for s in (np.bincount(ids)).nonzero()[0]:
-                nodes = failed[ids == s]
-                groups.append((statuses.get(int(s)), len(nodes),
-                               table.names_of(_smallest(nodes, trace.MAX_NODE_NAMES))))
+            counts = np.bincount(ids)
+            if counts[0] == 0 and 4 * len(failed) >= table.n:  # (a failed cycle: most nodes, each
+                by_node = np.zeros(table.n, ids.dtype)  # rejected once) grouped in node order at once
+                by_node[failed] = ids
+                for s in counts.nonzero()[0]:
+                    first = (by_node == s).nonzero()[0][:trace.MAX_NODE_NAMES]
+                    groups.append((statuses.get(int(s)), int(counts[s]), table.names_of(first)))
+            else:
+                for s in counts.nonzero()[0]:
+                    nodes = failed[ids == s]
+                    groups.append((statuses.get(int(s)), len(nodes),
+                                   table.names_of(_smallest(nodes, trace.MAX_NODE_NAMES))))
         passed = table.names_of(_smallest(record.feasible, trace.MAX_NODE_NAMES))
         chosen = cyc.get("node") if cyc.get("result") == SCHEDULED else None
         return trace.explanation_json(
