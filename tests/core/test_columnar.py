@@ -277,3 +277,36 @@ def test_columnar_and_reference_agree_on_partial_detail(detail) -> None:
     fast = simulate(s, seed=13, detail=detail, fast=True)
     assert fast["explanations"] and fast["preemptions"]
     assert same(fast, simulate(s, seed=13, detail=detail, fast=False))
+
+
+def _sized_cluster() -> str:
+    """Nodes of three sizes, a bound pod on each, and pending pods asking for more cpu, memory or both
+    than the smaller nodes' whole allocatable (NodeResourcesFit: UnschedulableAndUnresolvable there,
+    Unschedulable where they are only full)."""
+    def node(i, cpu, mem):
+        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": {
+            "kubernetes.io/hostname": f"n{i}"}}, "status": {"allocatable": {
+                "cpu": cpu, "memory": mem, "pods": "3"}}}
+
+    def pod(name, cpu, mem, node_name=None):
+        spec = {"containers": [{"name": "c", "image": "app", "resources": {"requests": {
+            "cpu": cpu, "memory": mem}}}]}
+        if node_name:
+            spec["nodeName"] = node_name
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+                "spec": spec}
+    sizes = [("2", "2Gi"), ("4", "8Gi"), ("16", "64Gi")]
+    nodes = [node(i, *sizes[i % 3]) for i in range(9)]
+    bound = [pod(f"b{i}", "1500m", "1Gi", f"n{i}") for i in range(9)]
+    pending = [pod("cpu-beyond-small", "3", "1Gi"), pod("memory-beyond-small", "500m", "4Gi"),
+               pod("both-beyond-medium", "6", "16Gi"), pod("beyond-all", "32", "128Gi"),
+               pod("fits-when-empty", "3", "3Gi")] + [pod(f"filler{i}", "1", "1Gi") for i in range(12)]
+    return yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": nodes + bound + pending})
+
+
+def test_requests_above_a_nodes_allocatable_are_unresolvable_there_on_both_paths(kernels_on) -> None:
+    fast, ref = both(_sized_cluster(), 5)
+    assert same(fast, ref)
+    codes = {(g["plugin"], g["code"]) for e in fast["explanations"].values() for g in e["rejected"]}
+    assert ("NodeResourcesFit", "UnschedulableAndUnresolvable") in codes
+    assert ("NodeResourcesFit", "Unschedulable") in codes

@@ -77,7 +77,14 @@ class Fit(ColumnarPlugin):
         return ok
 
     def filter_status(self, state: CycleState, pod: Pod, idx: np.ndarray) -> np.ndarray:
-        t = self.ctx.table
+        t, r = self.ctx.table, self._request(state)
+        if kernels.available(t.n) and not (r.ephemeral_storage or r.scalar_resources):
+            keys = kernels.fit_keys(t.room_pods, t.free_cpu, t.free_mem, t.alloc_cpu, t.alloc_mem,
+                                    np.asarray(idx, np.intp), r.milli_cpu, r.memory)
+            reasons = [fit.ERR_REASON_TOO_MANY_PODS] + [
+                fit.ERR_REASON_INSUFFICIENT.format(name)
+                for name, want in ((CPU, r.milli_cpu), (MEMORY, r.memory)) if want > 0]
+            return self._interned(keys, reasons)
         return self._statuses(state, idx, t.room_pods[idx], t.free_cpu[idx], t.free_mem[idx],
                               (t.alloc_eph - t.req_eph)[idx], {})
 
@@ -119,6 +126,10 @@ class Fit(ColumnarPlugin):
         for bit, (s, b) in enumerate(zip(short, beyond)):
             key |= s.astype(INT) << (bit + 1)
             key |= (s & b).astype(INT)
+        return self._interned(key, reasons)
+
+    def _interned(self, key: np.ndarray, reasons: list[str]) -> np.ndarray:
+        """The status id of each key (_statuses' bits over reasons)."""
         present = (np.bincount(key)).nonzero()[0] if len(key) else ()
         lut = np.zeros(int(present[-1]) + 1 if len(present) else 1, np.int32)
         for k in present:
