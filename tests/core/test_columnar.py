@@ -310,3 +310,53 @@ def test_requests_above_a_nodes_allocatable_are_unresolvable_there_on_both_paths
     codes = {(g["plugin"], g["code"]) for e in fast["explanations"].values() for g in e["rejected"]}
     assert ("NodeResourcesFit", "UnschedulableAndUnresolvable") in codes
     assert ("NodeResourcesFit", "Unschedulable") in codes
+
+
+AFFINITY_BEFORE_FIT = """  plugins:
+    filter:
+      disabled: [{name: "*"}]
+      enabled: [{name: TaintToleration}, {name: InterPodAffinity}, {name: NodeResourcesFit}]
+"""
+
+
+def _affinity_on_victims() -> str:
+    """A preemptor that needs the pods of lower priority it would evict: it requires a db pod on its
+    node, and the only db pods are low-priority ones. NodeResourcesFit rejects every node in its
+    cycle; without the low-priority pods InterPodAffinity, which this profile runs first, rejects
+    them instead."""
+    def node(i):
+        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": {
+            "kubernetes.io/hostname": f"n{i}"}}, "status": {"allocatable": {
+                "cpu": "4", "memory": "8Gi", "pods": "10"}}}
+
+    def pod(name, cpu, priority, labels=None, node_name=None, affinity=None):
+        spec = {"priority": priority, "containers": [{"name": "c", "image": "app", "resources": {
+            "requests": {"cpu": cpu, "memory": "64Mi"}}}]}
+        if node_name:
+            spec["nodeName"] = node_name
+        if affinity:
+            spec["affinity"] = affinity
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {
+            "name": name, "namespace": "default", "labels": labels or {}}, "spec": spec}
+    needs_db = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
+        "labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}]}}
+    items = [node(i) for i in range(3)]
+    items += [pod(f"db{i}", "2", 10, {"app": "db"}, f"n{i}") for i in range(3)]
+    items += [pod(f"keep{i}", "1500m", 1000, {"app": "keep"}, f"n{i}") for i in range(3)]
+    items += [pod("needs-db", "3", 500, {"app": "web"}, affinity=needs_db)]
+    return yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items})
+
+
+@pytest.mark.parametrize("profile, plugin", [
+    (None, "NodeResourcesFit"),
+    (AFFINITY_BEFORE_FIT, "InterPodAffinity"),
+], ids=["the default order: NodeResourcesFit still rejects the nodes without the victims",
+        "InterPodAffinity first: it rejects the nodes once its db pods are off"])
+def test_a_dry_run_reports_the_first_plugin_in_the_profiles_order_without_the_victims(profile, plugin) -> None:
+    cfg = yaml.safe_dump(config(profile)) if profile else None
+    s = load_scenario(_affinity_on_victims(), filename="gen.yaml", config_text=cfg)
+    fast = simulate(s, seed=1, detail=True, fast=True)
+    ref = simulate(s, seed=1, detail=True, fast=False)
+    assert same(fast, ref)
+    [attempt] = fast["preemptions"].values()
+    assert [(g["plugin"], g["count"]) for g in attempt["rejectedNodes"]] == [(plugin, 3)]

@@ -103,6 +103,8 @@ _BLIND = "blind"
 # keys of NodeInfo.below: a priority -> the pods below it; (_WITHOUT, priority) -> _node_without_below's
 # NodeInfo of the node without them and its memo
 _WITHOUT = "without"
+# ... and (_USED, priority) -> what the node's pods request without them (DefaultPreemption._rejected_by_fit)
+_USED = "used"
 
 
 # k8s.io/api/core/v1 PodReasonPreemptionByScheduler
@@ -127,6 +129,7 @@ class DefaultPreemption(Plugin):
         self.handle = handle
         self.evaluator = Evaluator(self.NAME, handle, self)
         self._plan: tuple | None = None  # (state, pod, _resources_only_plan's) of the last dry run
+        self._fit_plan: tuple | None = None  # (state, pod, _fit_first's) of the last dry run
         self._questions: dict[tuple, tuple] = {}  # _resources_only_plan's questions, one object each
 
     def post_filter(self, state: "CycleState", pod: Pod, diagnosis: Diagnosis
@@ -225,11 +228,60 @@ class DefaultPreemption(Plugin):
                 seen.code != Code.Error and getattr(self.handle, "fast", False) and \
                 self._resources_only(state, pod, node_info, potential) is not None:
             return seen
+        if seen is not None and seen.plugin == NODE_RESOURCES_FIT and seen.code == Code.Unschedulable \
+                and getattr(self.handle, "fast", False):
+            st = self._rejected_by_fit(state, pod, node_info, potential)
+            if st is not None:
+                return st
         found = _node_without_below(node_info, pod.priority, potential)
         if found is None:
             return None
         st = screen(state, pod, found[0], potential, found[1])
         return st if st is not None and st.code != Code.Error else None
+
+    def _rejected_by_fit(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
+                         potential: list[PodInfo]) -> Status | None:
+        """rejected_without_victims for a node NodeResourcesFit rejected in the failed cycle (so
+        every Filter plugin before it passed), when each of those reads the node alone or its
+        host ports (taking pods off frees ports only) and no nominated pod would be added to it:
+        NodeResourcesFit's rejection of the node without potential, worked out from its requests
+        less theirs (kept with the node until its pods change) instead of a NodeInfo without them
+        run through the filters. None when NodeResourcesFit would let it through, or where that
+        does not hold: the caller then asks the filters."""
+        fit = self._fit_first(state, pod)
+        if fit is None or node_info.below is None:
+            return None
+        for pi in self.handle.nominated_pods_for_node(node_info.name) or ():
+            if pi.pod.priority >= pod.priority and pi.pod.key != pod.key:
+                return None
+        key = (_USED, pod.priority)
+        used = node_info.below.get(key)
+        if used is None:
+            used = node_info.requested.clone()
+            for pi in potential:  # (as NodeInfo.remove_pod_infos takes their requests off)
+                used.add_map(pi.requests, -1)
+            node_info.below[key] = used
+        st = fit.status_of(state, node_info.allocatable, used, len(node_info.pods) - len(potential))
+        return st.with_plugin(NODE_RESOURCES_FIT) if st.is_rejected() else None
+
+    def _fit_first(self, state: "CycleState", pod: Pod):
+        """The NodeResourcesFit plugin when every Filter plugin before it is skipped, reads the
+        node alone or its host ports, else None; once per dry run."""
+        known = self._fit_plan
+        if known is not None and known[0] is state and known[1] is pod:
+            return known[2]
+        found = None
+        points = getattr(self.handle, "points", None)
+        skip = state.skip_filter_plugins
+        for pl in points[FILTER] if points is not None else ():
+            if pl.NAME == NODE_RESOURCES_FIT:
+                if not (skip and pl.NAME in skip) and hasattr(pl, "status_of"):
+                    found = pl
+                break
+            if not (skip and pl.NAME in skip or pl.NAME in _NODE_ONLY or pl.NAME == NODE_PORTS):
+                break
+        self._fit_plan = (state, pod, found)
+        return found
 
     def select_victims_on_node(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
                                pdbs: Sequence[PDB]) -> tuple[list[Pod], int, Status, dict]:

@@ -122,6 +122,16 @@ def insufficient(req: Resource, alloc: Resource, used: Resource, n_pods: int,
     return out
 
 
+def _status(short: list[InsufficientResource]) -> Status:
+    """Filter's status from the resources a node cannot give: every one a reason, unresolvable when
+    one is above the node's whole allocatable."""
+    if not short:
+        return SUCCESS
+    code = Code.UnschedulableAndUnresolvable if any(i.unresolvable for i in short) \
+        else Code.Unschedulable
+    return new_status(code, *(i.reason for i in short))
+
+
 def fits(pod: Pod, node_info: NodeInfo) -> list[InsufficientResource]:
     """fit.Fits: fitsRequest for a pod with nothing ignored."""
     return fits_request(compute_pod_resource_request(pod), node_info)
@@ -172,13 +182,19 @@ class Fit(Plugin):
         except KeyError:
             return new_status(Code.Error, f'error reading "{PRE_FILTER_STATE_KEY}" from '
                                           "cycleState: not found")
-        short = fits_request(s.request, node_info, self.ignored_resources,
-                             self.ignored_resource_groups)
-        if not short:
-            return SUCCESS
-        code = Code.UnschedulableAndUnresolvable if any(i.unresolvable for i in short) \
-            else Code.Unschedulable
-        return new_status(code, *(i.reason for i in short))
+        return _status(fits_request(s.request, node_info, self.ignored_resources,
+                                    self.ignored_resource_groups))
+
+    def status_of(self, state: CycleState, alloc: Resource, used: Resource, n_pods: int) -> Status:
+        """Filter's status for a node of allocatable alloc holding n_pods pods that request used
+        (preemption asks it of a node without its pods of lower priority, without a NodeInfo of it)."""
+        try:
+            s = state.read(PRE_FILTER_STATE_KEY)
+        except KeyError:
+            return new_status(Code.Error, f'error reading "{PRE_FILTER_STATE_KEY}" from '
+                                          "cycleState: not found")
+        return _status(insufficient(s.request, alloc, used, n_pods, self.ignored_resources,
+                                    self.ignored_resource_groups))
 
     def passes(self, state: CycleState, alloc: Resource, used: Resource, n_pods: int) -> bool:
         """Whether Filter passes a node of allocatable alloc holding n_pods pods that request
