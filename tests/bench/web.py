@@ -182,8 +182,8 @@ def _time_edit(client, scenario_id: int) -> dict:
     # as when the next edit reaches another web process (a deployment runs several): it has read nothing yet
     edit = {"op": "set_spread", "workload": "app=frontend", "index": 0, "maxSkew": 4}
     print(f"quick edit 3 (set_spread maxSkew 4 on app=frontend) in a new web process: "
-          f"{_fresh_request('post', f'/api/scenarios/{scenario_id}/draft/edits/', json.dumps(edit))} (the "
-          "process's first load of the compiled loops included)", flush=True)
+          f"{_fresh_request('post', f'/api/scenarios/{scenario_id}/draft/edits/', json.dumps(edit))} (it takes the "
+          "draft's documents from the disk cache; its first request's imports are not counted)", flush=True)
     return body
 
 
