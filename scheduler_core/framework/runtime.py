@@ -258,9 +258,8 @@ class Framework:
         then runs the real thing): a nominated pod would be added to the node, a plugin whose
         state RemovePod changes has no PreFilter state here or no ``filter_without_pods``, or
         every plugin passes. ``memo`` is the plugins', kept as long as removed is the same."""
-        for pi in self.nominated_pods_for_node(node_info.name) or ():
-            if pi.pod.priority >= pod.priority and pi.pod.key != pod.key:
-                return None
+        if self.adds_nominated_pods(pod, node_info.name):
+            return None
         plan = self._without_pods_plan
         if plan is None or plan[0] is not state or plan[1] is not pod:  # (once per dry run)
             changed = {name for name, _ in self._extensions("remove_pod", state)}
@@ -291,6 +290,12 @@ class Framework:
             if st is not None and st.code:
                 return _stamped(st, pl.NAME)
         return None
+
+    def adds_nominated_pods(self, pod: Pod, node_name: str) -> bool:
+        """Whether RunFilterPluginsWithNominatedPods would add a pod nominated to the node (one of
+        at least pod's priority, other than pod)."""
+        return any(pi.pod.priority >= pod.priority and pi.pod.key != pod.key
+                   for pi in self.nominated_pods_for_node(node_name) or ())
 
     def run_filter_plugins_with_nominated_pods(self, state: CycleState, pod: Pod,
                                                node_info: NodeInfo) -> Status:

@@ -249,11 +249,8 @@ class DefaultPreemption(Plugin):
         run through the filters. None when NodeResourcesFit would let it through, or where that
         does not hold: the caller then asks the filters."""
         fit = self._fit_first(state, pod)
-        if fit is None or node_info.below is None:
+        if fit is None or node_info.below is None or self.handle.adds_nominated_pods(pod, node_info.name):
             return None
-        for pi in self.handle.nominated_pods_for_node(node_info.name) or ():
-            if pi.pod.priority >= pod.priority and pi.pod.key != pod.key:
-                return None
         key = (_USED, pod.priority)
         used = node_info.below.get(key)
         if used is None:
