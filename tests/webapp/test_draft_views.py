@@ -3,7 +3,7 @@ from unittest import mock
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from webapp.scenarios import tasks
+from webapp.scenarios import drafts, engine, tasks
 from webapp.scenarios.models import Draft, Run
 
 from webapp.scenarios import services
@@ -64,6 +64,17 @@ class DraftViewsTestCase(BaseTestCase):
         r = self.client.get(self.base)
         self.assertContains(r, "newly pending")
         self.assertContains(r, "default/web-1")
+
+    def test_a_text_changed_after_a_quick_edit_is_validated_before_it_runs(self):
+        # (a quick edit's own text is checked as it is written, and runs without a second check)
+        draft = drafts.get_or_start(self.scenario, self.editor)
+        drafts.apply(draft, {"op": "cordon", "node": "node-a"})
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
+            self.assertIn("unschedulable: true", drafts.run(draft, self.editor).manifests)
+            drafts.set_text(draft, BAD_SKEW)
+            with self.assertRaisesMessage(engine.ScenarioInvalid, "maxSkew"):
+                drafts.run(draft, self.editor)
+        self.assertEqual(Run.objects.filter(label="draft").count(), 1)
 
     def test_the_editor_shows_a_runs_counts_from_its_summary_without_reading_its_result(self):
         run = services.queue_run(self.scenario, self.scenario.head(), user=self.editor)
