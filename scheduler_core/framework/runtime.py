@@ -251,13 +251,15 @@ class Framework:
         return SUCCESS
 
     def filter_status_without_pods(self, state: CycleState, pod: Pod, node_info: NodeInfo,
-                                   removed: Sequence[PodInfo], memo: dict) -> Status | None:
+                                   removed: Sequence[PodInfo], memo: dict, passed: int = 0
+                                   ) -> Status | None:
         """The rejection run_filter_plugins_with_nominated_pods would give node_info (the node
         with removed taken off already) once the PreFilter extensions' RemovePod had taken off
         each of removed, told without changing state; None where it cannot tell so (the caller
         then runs the real thing): a nominated pod would be added to the node, a plugin whose
         state RemovePod changes has no PreFilter state here or no ``filter_without_pods``, or
-        every plugin passes. ``memo`` is the plugins', kept as long as removed is the same."""
+        every plugin passes. ``memo`` is the plugins', kept as long as removed is the same.
+        ``passed``: the first Filter plugins are known to pass the node (they are not run)."""
         if self.adds_nominated_pods(pod, node_info.name):
             return None
         plan = self._without_pods_plan
@@ -268,7 +270,10 @@ class Framework:
             plan = self._without_pods_plan = (state, pod, changed, cut)
         _, _, changed, cut = plan
         filters = self.points[reg.FILTER]
-        st = self._run_filter_prefix(state, pod, node_info, cut)
+        if passed:
+            st = self._run_filters(state, pod, node_info, passed, cut) if passed < cut else SUCCESS
+        else:
+            st = self._run_filter_prefix(state, pod, node_info, cut)
         if st.code:
             return st
         skip = state.skip_filter_plugins

@@ -360,3 +360,50 @@ def test_a_dry_run_reports_the_first_plugin_in_the_profiles_order_without_the_vi
     assert same(fast, ref)
     [attempt] = fast["preemptions"].values()
     assert [(g["plugin"], g["count"]) for g in attempt["rejectedNodes"]] == [(plugin, 3)]
+
+
+
+FIT_THEN_TAINTS = """  plugins:
+    filter:
+      disabled: [{name: "*"}]
+      enabled: [{name: NodeResourcesFit}, {name: TaintToleration}, {name: PodTopologySpread}]
+"""
+
+
+def _tainted_and_skewed() -> str:
+    """Three full nodes, NodeResourcesFit first in the profile: each rejects the preemptor in its
+    cycle for its resources. Without their low-priority pods n0 and n1 fit it, but their taint
+    (TaintToleration, next in the profile) rejects them; n0 also holds two high-priority web pods,
+    so PodTopologySpread, after it, would reject n0 as well. Only n2 is a candidate."""
+    def node(i, tainted):
+        spec = {"taints": [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]} if tainted else {}
+        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": {
+            "kubernetes.io/hostname": f"n{i}"}}, "spec": spec, "status": {"allocatable": {
+                "cpu": "4", "memory": "8Gi", "pods": "10"}}}
+
+    def pod(name, cpu, priority, node_name=None, web=False, spread=False):
+        spec = {"priority": priority, "containers": [{"name": "c", "image": "app", "resources": {
+            "requests": {"cpu": cpu, "memory": "64Mi"}}}]}
+        if node_name:
+            spec["nodeName"] = node_name
+        if spread:
+            spec["topologySpreadConstraints"] = [{
+                "maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "DoNotSchedule",
+                "labelSelector": {"matchLabels": {"app": "web"}}}]
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {
+            "name": name, "namespace": "default", "labels": {"app": "web"} if web else {}}, "spec": spec}
+    items = [node(0, True), node(1, True), node(2, False)]
+    items += [pod("web-a", "1", 1000, "n0", web=True), pod("web-b", "1", 1000, "n0", web=True),
+              pod("low0", "2", 10, "n0"), pod("low1", "4", 10, "n1"), pod("low2", "4", 10, "n2")]
+    items += [pod("preemptor", "2", 500, web=True, spread=True)]
+    return yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items})
+
+
+def test_a_dry_run_after_node_resources_fit_still_asks_the_plugins_between_it_and_the_spread() -> None:
+    s = load_scenario(_tainted_and_skewed(), filename="gen.yaml", config_text=yaml.safe_dump(config(FIT_THEN_TAINTS)))
+    fast = simulate(s, seed=1, detail=True, fast=True)
+    ref = simulate(s, seed=1, detail=True, fast=False)
+    assert same(fast, ref)
+    [attempt] = fast["preemptions"].values()
+    assert [(g["plugin"], g["count"]) for g in attempt["rejectedNodes"]] == [("TaintToleration", 2)]
+    assert {p["pod"]: p["node"] for p in fast["pods"]}["default/preemptor"] == "n2"

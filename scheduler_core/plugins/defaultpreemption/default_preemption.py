@@ -13,7 +13,7 @@ from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Sequence
 
 from ...config_args import DefaultPreemptionArgs
-from ...framework.interface import Code, Diagnosis, Plugin, PostFilterResult, Status, new_status
+from ...framework.interface import SUCCESS, Code, Diagnosis, Plugin, PostFilterResult, Status, new_status
 from ...framework.types import NodeInfo, PodInfo, pod_used_ports
 from ...k8s.types import PREEMPT_NEVER, Pod
 from ..names import (DEFAULT_PREEMPTION, NODE_AFFINITY, NODE_NAME, NODE_PORTS, NODE_RESOURCES_FIT,
@@ -129,7 +129,7 @@ class DefaultPreemption(Plugin):
         self.handle = handle
         self.evaluator = Evaluator(self.NAME, handle, self)
         self._plan: tuple | None = None  # (state, pod, _resources_only_plan's) of the last dry run
-        self._fit_plan: tuple | None = None  # (state, pod, _fit_first's) of the last dry run
+        self._fit_plan: tuple | None = None  # (state, pod, _fit_first's, its index) of the last dry run
         self._questions: dict[tuple, tuple] = {}  # _resources_only_plan's questions, one object each
 
     def post_filter(self, state: "CycleState", pod: Pod, diagnosis: Diagnosis
@@ -228,15 +228,19 @@ class DefaultPreemption(Plugin):
                 seen.code != Code.Error and getattr(self.handle, "fast", False) and \
                 self._resources_only(state, pod, node_info, potential) is not None:
             return seen
+        passed = 0  # the Filter plugins known to pass the node without potential (the first ones)
         if seen is not None and seen.plugin == NODE_RESOURCES_FIT and seen.code == Code.Unschedulable \
                 and getattr(self.handle, "fast", False):
             st = self._rejected_by_fit(state, pod, node_info, potential)
             if st is not None:
-                return st
+                if st.code:
+                    return st
+                passed = self._fit_plan[3] + 1  # (NodeResourcesFit and every plugin before it)
         found = _node_without_below(node_info, pod.priority, potential)
         if found is None:
             return None
-        st = screen(state, pod, found[0], potential, found[1])
+        st = screen(state, pod, found[0], potential, found[1], passed) if passed else \
+            screen(state, pod, found[0], potential, found[1])
         return st if st is not None and st.code != Code.Error else None
 
     def _rejected_by_fit(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
@@ -246,8 +250,9 @@ class DefaultPreemption(Plugin):
         host ports (taking pods off frees ports only) and no nominated pod would be added to it:
         NodeResourcesFit's rejection of the node without potential, worked out from its requests
         less theirs (kept with the node until its pods change) instead of a NodeInfo without them
-        run through the filters. None when NodeResourcesFit would let it through, or where that
-        does not hold: the caller then asks the filters."""
+        run through the filters. None where that does not hold (the caller then asks the filters),
+        and SUCCESS where NodeResourcesFit would let the node through: every Filter plugin up to it
+        then passes the node without potential (the caller asks only those after it)."""
         fit = self._fit_first(state, pod)
         if fit is None or node_info.below is None or self.handle.adds_nominated_pods(pod, node_info.name):
             return None
@@ -259,25 +264,28 @@ class DefaultPreemption(Plugin):
                 used.add_map(pi.requests, -1)
             node_info.below[key] = used
         st = fit.status_of(state, node_info.allocatable, used, len(node_info.pods) - len(potential))
-        return st.with_plugin(NODE_RESOURCES_FIT) if st.is_rejected() else None
+        if st.is_rejected():
+            return st.with_plugin(NODE_RESOURCES_FIT)
+        return SUCCESS if st.is_success() else None
 
     def _fit_first(self, state: "CycleState", pod: Pod):
         """The NodeResourcesFit plugin when every Filter plugin before it is skipped, reads the
-        node alone or its host ports, else None; once per dry run."""
+        node alone or its host ports, else None; once per dry run (``_fit_plan`` keeps it, with
+        its place among the Filter plugins)."""
         known = self._fit_plan
         if known is not None and known[0] is state and known[1] is pod:
             return known[2]
-        found = None
+        found, at = None, -1
         points = getattr(self.handle, "points", None)
         skip = state.skip_filter_plugins
-        for pl in points[FILTER] if points is not None else ():
+        for i, pl in enumerate(points[FILTER] if points is not None else ()):
             if pl.NAME == NODE_RESOURCES_FIT:
                 if not (skip and pl.NAME in skip) and hasattr(pl, "status_of"):
-                    found = pl
+                    found, at = pl, i
                 break
             if not (skip and pl.NAME in skip or pl.NAME in _NODE_ONLY or pl.NAME == NODE_PORTS):
                 break
-        self._fit_plan = (state, pod, found)
+        self._fit_plan = (state, pod, found, at)
         return found
 
     def select_victims_on_node(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
