@@ -132,3 +132,55 @@ def test_the_web_processs_check_of_a_large_scenario_leaves_the_compiled_loops_to
         engine._LOADED.clear()
         assert engine.validate(text) == []
         engine._LOADED.clear()
+
+
+def reading_it_fails():
+    raise AssertionError("read the text")
+
+
+@pytest.mark.django_db
+def test_a_large_stored_texts_scenario_is_found_in_the_cache_by_its_key_without_reading_it(cache_dir, monkeypatch):
+    from webapp.scenarios import texts
+
+    monkeypatch.setattr(engine, "LOADED_MAX_BYTES", 100)  # (the example counts as large)
+    text = EXAMPLES[0].read_text()
+    key = texts.put(text)
+    size = texts.size_of(key)
+    assert engine.cached_file(key, "", size) is None  # not loaded on this machine yet
+    engine.validate(text)  # the web process, at save
+    expected = engine.simulate(text, seed=3, detail=True)
+    another_process()
+    path = engine.cached_file(key, "", size)
+    with text_never_parsed():
+        assert engine.simulate_cached(path, "", reading_it_fails, seed=3, detail=True) == expected
+    # under another configuration it is another scenario, not in the cache
+    config = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+    assert engine.cached_file(key, config, size) is None
+    # a file gone since it was found: the text is read
+    path.unlink()
+    reads = []
+    assert engine.simulate_cached(path, "", lambda: reads.append(1) or text, seed=3, detail=True) == expected
+    assert reads == [1]
+
+
+@pytest.mark.django_db
+def test_the_worker_reads_no_text_of_a_run_whose_scenario_it_finds_in_the_cache(cache_dir, monkeypatch):
+    from django.contrib.auth import get_user_model
+
+    from webapp.scenarios import services, texts
+    from webapp.scenarios.models import Run, Team
+    from webapp.scenarios.tasks import execute_run
+
+    monkeypatch.setattr(engine, "LOADED_MAX_BYTES", 100)
+    user = get_user_model().objects.create(username="u")
+    team = Team.objects.create(name="t")
+    text = EXAMPLES[0].read_text()
+    scenario = services.create_scenario(team=team, name="s", manifests=text, author=user)  # validated: cached
+    run = Run.objects.create(scenario=scenario, revision=scenario.head(), params={"seed": 1})
+    another_process()
+    texts.forget()
+    with mock.patch.object(texts, "get", side_effect=AssertionError("read a text")):
+        execute_run(run.pk)
+    run.refresh_from_db()
+    assert (run.status, run.error) == ("succeeded", "")
+    assert run.result == engine.simulate(text, seed=1)

@@ -5,6 +5,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from . import texts
 from .large_json import LargeJSONEncoder
 from .texts import StoredTextField
 
@@ -160,6 +161,15 @@ class Revision(models.Model):
         super().save(*args, **kwargs)
 
 
+def _text_source(instance, config):
+    """(stored key, config, reader) of instance's manifests, or None when it has no text."""
+    if "manifests" in instance.get_deferred_fields():
+        key = texts.stored_key(instance, "manifests")
+    else:
+        key = texts.key_of(instance.manifests) if instance.manifests else ""
+    return (key, config, lambda: instance.manifests) if key else None
+
+
 class Run(models.Model):
     class Kind(models.TextChoices):
         SIMULATE = "simulate"
@@ -233,6 +243,12 @@ class Run(models.Model):
         if self.manifests:
             return self.manifests, self.config
         return self.revision.manifests, self.revision.config
+
+    def scenario_source(self):
+        """(the stored key of the text scenario_text gives, its config, a function that reads the text): where
+        the text is not loaded yet (a deferred field), its key is read from the row and the text is not."""
+        return _text_source(self, self.config) or _text_source(self.revision, self.revision.config) or (
+            "", self.revision.config, lambda: "")
 
     @property
     def duration(self):

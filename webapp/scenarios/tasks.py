@@ -12,7 +12,7 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 from psycopg.types.json import Jsonb
 
-from . import compare, engine, large_json, results_cache, runs
+from . import compare, engine, large_json, results_cache, runs, texts
 from .manifests import edits, pods
 from .models import Analysis, AnalysisPart, PodExplanation, Run, RunPage
 from .signals import run_computed
@@ -54,7 +54,8 @@ def execute_run(self, run_id):
     if not claim(run_id, redelivered=bool((self.request.delivery_info or {}).get("redelivered"))):
         return
     started = time.perf_counter()
-    run = Run.objects.select_related("revision").get(pk=run_id)
+    # (the texts are read only if the engine needs them: a worker that kept the loaded scenario does not)
+    run = Run.objects.select_related("revision").defer("manifests", "revision__manifests").get(pk=run_id)
     status, result, error = compute(run)
     # What follows lays out the pages' rows from the result and writes it: a 150,000-pod run's result is millions
     # of lists and dicts, and the scenario's objects are alive too, so each full collection of the cycle collector
@@ -214,12 +215,22 @@ def compute(run):
         error = write_cell_text(run)
         if error:
             return Run.Status.FAILED, None, error
-    manifests, config = run.scenario_text()
+    # What the engine needs is read from the database now (the connection may be gone by the time it is done):
+    # a large text's loaded scenario is looked for in the disk cache by the text's stored key, and the text is
+    # read only when the cache does not have it.
+    stored_key, config, read = run.scenario_source()
+    size = texts.size_of(stored_key)
+    cached = engine.cached_file(stored_key, config, size) if size is not None else None
+    manifests = None if cached is not None else read()
     try:
         if settings.RUN_TEST_DELAY:
             time.sleep(settings.RUN_TEST_DELAY)  # tests only: a slow run to kill or time out
-        result = engine.simulate(manifests, config, seed=int(run.seed), detail=settings.RUN_DETAIL,
-                                 progress=lambda step: tell_progress(run.pk, step))
+        options = {"seed": int(run.seed), "detail": settings.RUN_DETAIL,
+                   "progress": lambda step: tell_progress(run.pk, step)}
+        if cached is None:
+            result = engine.simulate(manifests, config, **options)
+        else:  # (the file may have gone meanwhile: the text is then read, on a new connection if need be)
+            result = engine.simulate_cached(cached, config, lambda: store(read, f"run {run.pk}'s text"), **options)
     except engine.ScenarioInvalid as e:
         return Run.Status.FAILED, None, str(e)
     except SoftTimeLimitExceeded:

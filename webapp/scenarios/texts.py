@@ -94,6 +94,13 @@ def get(key):
     return text
 
 
+def size_of(key):
+    """The size in UTF-8 bytes of the text stored under ``key`` (None when there is none), without reading it."""
+    if not key:
+        return None
+    return _text_model().objects.filter(key=key).values_list("size", flat=True).first()
+
+
 def stored_key(instance, field):
     """The key of the text in ``instance``'s StoredTextField ``field``, read from its row once (a page asks for
     several facts of one text): its text is not decompressed ("" without one)."""
