@@ -75,6 +75,8 @@ def test_it_redelivers_a_run_whose_worker_was_killed_and_finishes_it_once(scenar
         run.refresh_from_db()
         assert (run.status, run.error, run.attempts) == ("succeeded", "", 1), worker.text()
         assert run.result["pods"] == [{"pod": "default/web-1", "outcome": "Scheduled", "node": "node-a"}]
+        # (Celery logs the task's end after it returns, a moment after the run is seen finished)
+        wait_until(lambda: "succeeded in" in worker.text(), 10, "the task's end in the worker's log")
         log = worker.text()
         assert "WorkerLostError" in log or "exited with 'signal 9" in log, log
         assert log.count("succeeded in") == 1, log  # executed to the end once, one result
