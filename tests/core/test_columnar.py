@@ -319,28 +319,33 @@ AFFINITY_BEFORE_FIT = """  plugins:
 """
 
 
+def _node_of_4_cpus(i, taints=()):
+    """Node n<i>: 4 cpus, 8Gi, 10 pods, its hostname label, the taints given."""
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": {
+        "kubernetes.io/hostname": f"n{i}"}}, "spec": {"taints": list(taints)} if taints else {},
+        "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}}
+
+
+def _pod_of_priority(name, cpu, priority, labels=None, node_name=None, **spec):
+    """A pod in default of one container requesting cpu (and 64Mi), of the priority, bound to node_name when
+    given; ``spec``: more of its spec's fields."""
+    spec = {"priority": priority, "containers": [{"name": "c", "image": "app", "resources": {
+        "requests": {"cpu": cpu, "memory": "64Mi"}}}], **spec}
+    if node_name:
+        spec["nodeName"] = node_name
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {
+        "name": name, "namespace": "default", "labels": labels or {}}, "spec": spec}
+
+
 def _affinity_on_victims() -> str:
     """A preemptor that needs the pods of lower priority it would evict: it requires a db pod on its
     node, and the only db pods are low-priority ones. NodeResourcesFit rejects every node in its
     cycle; without the low-priority pods InterPodAffinity, which this profile runs first, rejects
     them instead."""
-    def node(i):
-        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": {
-            "kubernetes.io/hostname": f"n{i}"}}, "status": {"allocatable": {
-                "cpu": "4", "memory": "8Gi", "pods": "10"}}}
-
-    def pod(name, cpu, priority, labels=None, node_name=None, affinity=None):
-        spec = {"priority": priority, "containers": [{"name": "c", "image": "app", "resources": {
-            "requests": {"cpu": cpu, "memory": "64Mi"}}}]}
-        if node_name:
-            spec["nodeName"] = node_name
-        if affinity:
-            spec["affinity"] = affinity
-        return {"apiVersion": "v1", "kind": "Pod", "metadata": {
-            "name": name, "namespace": "default", "labels": labels or {}}, "spec": spec}
+    pod = _pod_of_priority
     needs_db = {"podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
         "labelSelector": {"matchLabels": {"app": "db"}}, "topologyKey": "kubernetes.io/hostname"}]}}
-    items = [node(i) for i in range(3)]
+    items = [_node_of_4_cpus(i) for i in range(3)]
     items += [pod(f"db{i}", "2", 10, {"app": "db"}, f"n{i}") for i in range(3)]
     items += [pod(f"keep{i}", "1500m", 1000, {"app": "keep"}, f"n{i}") for i in range(3)]
     items += [pod("needs-db", "3", 500, {"app": "web"}, affinity=needs_db)]
@@ -375,27 +380,15 @@ def _tainted_and_skewed() -> str:
     cycle for its resources. Without their low-priority pods n0 and n1 fit it, but their taint
     (TaintToleration, next in the profile) rejects them; n0 also holds two high-priority web pods,
     so PodTopologySpread, after it, would reject n0 as well. Only n2 is a candidate."""
-    def node(i, tainted):
-        spec = {"taints": [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]} if tainted else {}
-        return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": {
-            "kubernetes.io/hostname": f"n{i}"}}, "spec": spec, "status": {"allocatable": {
-                "cpu": "4", "memory": "8Gi", "pods": "10"}}}
-
-    def pod(name, cpu, priority, node_name=None, web=False, spread=False):
-        spec = {"priority": priority, "containers": [{"name": "c", "image": "app", "resources": {
-            "requests": {"cpu": cpu, "memory": "64Mi"}}}]}
-        if node_name:
-            spec["nodeName"] = node_name
-        if spread:
-            spec["topologySpreadConstraints"] = [{
-                "maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "DoNotSchedule",
-                "labelSelector": {"matchLabels": {"app": "web"}}}]
-        return {"apiVersion": "v1", "kind": "Pod", "metadata": {
-            "name": name, "namespace": "default", "labels": {"app": "web"} if web else {}}, "spec": spec}
-    items = [node(0, True), node(1, True), node(2, False)]
-    items += [pod("web-a", "1", 1000, "n0", web=True), pod("web-b", "1", 1000, "n0", web=True),
-              pod("low0", "2", 10, "n0"), pod("low1", "4", 10, "n1"), pod("low2", "4", 10, "n2")]
-    items += [pod("preemptor", "2", 500, web=True, spread=True)]
+    pod, web = _pod_of_priority, {"app": "web"}
+    taint = {"key": "dedicated", "value": "x", "effect": "NoSchedule"}
+    spread = [{"maxSkew": 1, "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "DoNotSchedule",
+               "labelSelector": {"matchLabels": web}}]
+    items = [_node_of_4_cpus(0, [taint]), _node_of_4_cpus(1, [taint]), _node_of_4_cpus(2)]
+    items += [pod("web-a", "1", 1000, web, "n0"), pod("web-b", "1", 1000, web, "n0"),
+              pod("low0", "2", 10, node_name="n0"), pod("low1", "4", 10, node_name="n1"),
+              pod("low2", "4", 10, node_name="n2")]
+    items += [pod("preemptor", "2", 500, web, topologySpreadConstraints=spread)]
     return yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items})
 
 
