@@ -35,9 +35,9 @@ class Nominator:
     def add(self, pi: PodInfo, node_name: str) -> None:
         """AddNominatedPod (replaces an earlier nomination of the same pod)."""
         self.delete(pi.pod)
-        self.version += 1
-        if not node_name:
+        if not node_name:  # (a cleared nomination: a change only if there was one)
             return
+        self.version += 1
         self._node_of[pi.pod.key] = node_name
         self._by_node.setdefault(node_name, []).append(pi)
 
