@@ -19,13 +19,16 @@ from ..framework.types import PodInfo, QueuedPodInfo, new_pod_info
 from ..k8s.types import Pod
 from ..plugins import registry as reg
 from ..plugins.defaultpreemption.default_preemption import STATE_KEY as PREEMPTION_KEY
+from ..plugins.defaultpreemption.explain import trace_to_json
 from ..plugins.interpodaffinity.filtering import PRE_FILTER_STATE_KEY as AFFINITY_STATE_KEY
 from ..plugins.interpodaffinity.plugin import InterPodAffinity
+from ..plugins.names import DEFAULT_PREEMPTION
 from ..plugins.podtopologyspread.filtering import CriticalPaths, PreFilterState
 from ..plugins.podtopologyspread.plugin import PRE_FILTER_STATE_KEY, PodTopologySpread
 from ..simulation import SCHEDULED, Simulation
 from .. import trace
 from .context import Context
+from .equivalence import FailedCycle, FailedCycles, replayable
 from .plugins.volumes import uses_volumes
 from .runtime import ColumnarFramework, Unsupported
 from .schedule_one import ColumnarRecord, ColumnarScheduler
@@ -49,6 +52,12 @@ class ColumnarSimulation(Simulation):
             fwk.set_snapshot(self.snapshot)
         self._listed = 0  # how much of snapshot.changed _refresh_snapshot has looked at
         self._members = None  # the affinity lists, and the ids of their NodeInfos
+        self.failed_cycles = FailedCycles(self.nominator)
+        # this cycle: where it started, its record, the failure it replays or records
+        self._since, self._record = None, None
+        self._replay: FailedCycle | None = None
+        self._replay_trace = None
+        self._recorded: FailedCycle | None = None
 
     # --- the cycle's hooks ----------------------------------------------------------------
     def _new_record(self) -> ColumnarRecord:
@@ -59,27 +68,64 @@ class ColumnarSimulation(Simulation):
         """schedulePod over the node table (the Snapshot only serves the reference
         plugins preemption runs)."""
         self._refresh_snapshot()
+        self._since, self._record, self._recorded = self.failed_cycles.moment(), record, None
+        replay = self._replay = self.failed_cycles.find(pod, self._explained_if_failed(pod))
+        if replay is not None:  # (equivalence.py) the same failure, the start index moved as by it
+            record.nodes_evaluated = replay.evaluated
+            sched = self.scheduler
+            sched.next_start_node_index = \
+                (sched.next_start_node_index + replay.evaluated) % self.ctx.table.n
+            raise replay.error
         return self.cscheduler.schedule_pod(self.columnar[pod.scheduler_name], state, pod, record)
+
+    def _explained_if_failed(self, pod: Pod) -> bool:
+        """Whether a failed cycle of the pod gets an explanation (Simulation._explains)."""
+        detail = self.detail
+        return bool(detail) and (detail is True or detail == "failed" or pod.key in detail)
 
     def _fit_failure(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, pod: Pod,
                      fe: FitError, cyc: dict) -> None:
         """PostFilter on the reference plugins: a reference PreFilter state for the dry
-        runs when some node may be helped by preemption, then the failure."""
-        nominated = None
+        runs when some node may be helped by preemption, then the failure. A failure that
+        changed nothing is recorded for an equal pod's cycle (equivalence.py)."""
+        if self._replay is not None:
+            self._replay_failure(fwk, state, qpi, pod, cyc)
+            return
+        nominated, trace, error = None, None, False
         if fwk.has_post_filter_plugins():
             ref_state = CycleState()
             if _preemption_might_help(fe):
                 self._reference_pre_filter(fwk, state, ref_state, pod)
             result, st = fwk.run_post_filter_plugins(ref_state, pod, fe.diagnosis)
             fe.diagnosis.post_filter_msg = st.message()
+            error = st.code == Code.Error
             if result is not None:
                 nominated = result.nominating_info
             try:
-                state.write(PREEMPTION_KEY, ref_state.read(PREEMPTION_KEY))
+                trace = ref_state.read(PREEMPTION_KEY)
+                state.write(PREEMPTION_KEY, trace)
             except KeyError:
                 pass
-        self._failure(qpi, pod, str(fe), set(fe.diagnosis.unschedulable_plugins), cyc,
-                      nominated)
+        message, plugins = str(fe), set(fe.diagnosis.unschedulable_plugins)
+        self._failure(qpi, pod, message, plugins, cyc, nominated)
+        if not error and replayable(nominated, trace):
+            evaluated = self._record.nodes_evaluated
+            self._recorded = self.failed_cycles.add(pod, self._since, lambda spec: FailedCycle(
+                spec, fe, evaluated, message, plugins, nominated, trace))
+
+    def _replay_failure(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo,
+                        pod: Pod, cyc: dict) -> None:
+        """The recorded failure again; preemption's dry run walked from a new draw."""
+        replay = self._replay
+        trace = replay.trace
+        if replay.walk is not None:
+            offset, num = fwk.plugins[DEFAULT_PREEMPTION].get_offset_and_num_candidates(
+                len(trace.potential_nodes))
+            trace = replay.trace_from(offset, num)
+        self._replay_trace = trace
+        if trace is not None:
+            state.write(PREEMPTION_KEY, trace)
+        self._failure(qpi, pod, replay.message, set(replay.plugins), cyc, replay.nominating)
 
     def _reference_pre_filter(self, fwk: Framework, state: CycleState, ref_state: CycleState,
                               pod: Pod) -> None:
@@ -97,10 +143,12 @@ class ColumnarSimulation(Simulation):
     def _bound(self, node: str, pi: PodInfo) -> None:
         self.ctx.table.add_pod(self.ctx.table.index[node], pi)
         self.snapshot.changed.append(self.node_infos[node])
+        self.failed_cycles.changes += 1
 
     def _removed(self, node: str, victim: Pod) -> None:
         self.ctx.table.remove_pod(self.ctx.table.index[node], new_pod_info(victim))
         self.snapshot.changed.append(self.node_infos[node])
+        self.failed_cycles.changes += 1
 
     def _refresh_snapshot(self) -> None:
         """The Snapshot's "nodes with pods with (anti-)affinity" lists, after a change: the
@@ -152,6 +200,20 @@ class ColumnarSimulation(Simulation):
     def _explain(self, fwk: Framework, state: CycleState, pod: Pod, record: ColumnarRecord,
                  cyc: dict) -> dict:
         """trace.explanation_json from the record, equal to the reference's."""
+        if self._replay is not None:  # the recorded one, of this cycle and its dry run
+            out = dict(self._replay.explanation, cycle=cyc["cycle"], attempt=cyc["attempt"])
+            trace = self._replay_trace
+            if trace is not None and trace is not self._replay.trace:
+                out["plugins"] = dict(out["plugins"])
+                out["plugins"][DEFAULT_PREEMPTION] = trace_to_json(trace)
+            return out
+        out = self._explain_record(state, pod, record, cyc)
+        if self._recorded is not None:
+            self._recorded.explanation = out
+        return out
+
+    def _explain_record(self, state: CycleState, pod: Pod, record: ColumnarRecord,
+                        cyc: dict) -> dict:
         cfwk = self.columnar[pod.scheduler_name]
         table, statuses = self.ctx.table, self.ctx.statuses
         groups = []

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from bisect import bisect_left
 from itertools import compress
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -154,6 +155,42 @@ class WalkStatuses(Mapping):
             groups.insert(0, (self.without, self.without_count,
                               list(map(self.passed.__getitem__, first))))
         return groups
+
+
+def walked_in_vain(trace: PreemptionTrace) -> bool:
+    """Whether the dry run passed every potential node and found no candidate (then each
+    node's verdict is its own: a node is tried on clones, nothing carried to the next)."""
+    return (trace.eligible and not trace.candidates and not trace.evictions and
+            isinstance(trace.node_statuses, WalkStatuses) and
+            len(trace.evaluated) == len(trace.potential_nodes))
+
+
+class WalkAgain:
+    """A dry run that ``walked_in_vain``, walked again from another offset: the same verdicts,
+    in the order of a walk from there (what the dry run itself would leave)."""
+
+    def __init__(self, trace: PreemptionTrace) -> None:
+        self.trace = trace
+        names, old = trace.potential_nodes, trace.node_statuses
+        n, start = len(names), trace.offset
+        # each node's "no pod of lower priority" flag in node order; the tried ones' verdicts
+        self.flags = np.roll(np.asarray(old.flags, bool), start) if n else old.flags
+        where = {name: (p + start) % n for p, name in enumerate(old.passed)} if old.failed else {}
+        self.failed = sorted((where[name], name, st) for name, st in old.failed.items())
+        self.positions = [p for p, _, _ in self.failed]
+
+    def from_offset(self, offset: int, num: int) -> PreemptionTrace:
+        t = self.trace
+        names = t.potential_nodes
+        k = bisect_left(self.positions, offset)
+        failed = {name: st for _, name, st in (*self.failed[k:], *self.failed[:k])}
+        passed = names[offset:] + names[:offset]
+        statuses = WalkStatuses(passed, np.roll(self.flags, -offset), t.node_statuses.without,
+                                failed)
+        return PreemptionTrace(potential_nodes=names, offset=offset, num_candidates=num,
+                               pdbs=t.pdbs, evaluated=passed, node_statuses=statuses,
+                               node_reasons=None if t.node_reasons is None else
+                               dict(t.node_reasons))
 
 
 class Evaluator:
