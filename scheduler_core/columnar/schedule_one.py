@@ -23,6 +23,7 @@ from ..framework.interface import Code, Diagnosis, Status
 from ..framework.runtime import Nominator
 from ..framework.types import PodInfo
 from ..k8s.types import Pod
+from ..plugins.names import NODE_RESOURCES_FIT
 from ..schedule_one import (ScheduleResult, Scheduler, SchedulingError, _add_plugin_status,
                             absent_status, num_feasible_nodes_to_find, run_pre_filter_step)
 from . import kernels
@@ -67,9 +68,16 @@ class _NodeToStatus(Mapping):
     of entries is made only if something walks it."""
 
     def __init__(self, names: list[str], idx: np.ndarray, ids: np.ndarray,
-                 of_id: dict[int, Status], index: dict[str, int]) -> None:
+                 of_id: dict[int, Status], index: dict[str, int],
+                 fr: "FilterResult | None" = None, statuses=None) -> None:
         self._names, self._idx, self._ids, self._of_id, self._index = names, idx, ids, of_id, index
         self._dict: dict[str, Status] | None = None
+        self._fr, self._statuses = fr, statuses
+        self._fit = next((k for k, (unit, _) in enumerate(fr.units)
+                          if unit.NAME == NODE_RESOURCES_FIT), None) if fr is not None else None
+        self._after: np.ndarray | None = None
+        if self._fit is None:
+            self.after_fit = None  # (no NodeResourcesFit verdicts to go past)
 
     def __getitem__(self, name: str) -> Status:
         i = self._index.get(name)
@@ -92,6 +100,23 @@ class _NodeToStatus(Mapping):
     def at(self, k: int) -> Status:
         """The status of the k-th node listed (in node order), without a lookup by name."""
         return self._of_id[int(self._ids[k])]
+
+    def after_fit(self, k: int) -> Status | None:
+        """The status the cycle's Filter plugins after NodeResourcesFit gave the k-th node
+        listed (the first of them to reject it), None when they all let it through; worked out
+        for every node listed at the first call, nominated pods left out."""
+        if self._after is None:
+            fr, idx = self._fr, self._idx
+            after = np.zeros(len(idx), np.int32)
+            todo = np.ones(len(idx), bool)
+            for unit, o in fr.units[self._fit + 1:]:
+                failed = (todo & ~o[idx]).nonzero()[0]
+                if len(failed):
+                    after[failed] = unit.filter_status(fr.state, fr.pod, idx[failed])
+                    todo[failed] = False
+            self._after = after
+        s = int(self._after[k])
+        return self._statuses.get(s) if s else None
 
     def __iter__(self):
         return iter(self._names)
@@ -289,7 +314,7 @@ class ColumnarScheduler:
         d.unschedulable_lowest = table.lowest_priorities()[unschedulable]
         of_id = {s: statuses.get(s) for s in retry}  # (each is some node's: counted above)
         d.node_to_status = _NodeToStatus(d.unschedulable_nodes, unschedulable, unschedulable_ids,
-                                         of_id, table.index)
+                                         of_id, table.index, fr, statuses)
 
     def _select(self, totals: np.ndarray) -> int:
         """selectHost: the highest total; one draw among the tied (see schedule_one.py)."""

@@ -276,8 +276,8 @@ def test_nodes_rejected_without_their_lower_priority_pods_are_told_without_a_dry
     told = []
     screen = DefaultPreemption.rejected_without_victims
 
-    def counted(self, state, pod, node_info, seen=None):
-        st = screen(self, state, pod, node_info, seen)
+    def counted(self, state, pod, node_info, *seen):
+        st = screen(self, state, pod, node_info, *seen)
         told.append(st.plugin if st is not None else None)
         return st
 

@@ -131,13 +131,20 @@ def test_dense_clusters_preempt_the_same_pods_by_resources(size, seed, monkeypat
     assert json.loads(short)["evicted"]
 
 
-def _run_seen(text: str, monkeypatch, use: bool) -> tuple[str, list]:
+def _run_seen(text: str, monkeypatch, use: bool, after: bool = False) -> tuple[str, list]:
     """The simulation with the dry run's screen told the failed cycle's status of each node, or
-    not (``use``), and what the screen answered from it."""
+    not (``use``), and what the screen answered from it; with ``after``, told instead (the
+    status kept) the failed cycle's verdict of the plugins after NodeResourcesFit, or not."""
     answered = []
     real = DefaultPreemption.rejected_without_victims
 
-    def screen(self, state, pod, node_info, seen=None):
+    def screen(self, state, pod, node_info, seen=None, after_fit=None):
+        if after:
+            told = []
+            ask = None if not use or after_fit is None else lambda: told.append(after_fit()) or told[0]
+            st = real(self, state, pod, node_info, seen, ask)
+            answered.append(bool(told) and st is told[0])
+            return st
         st = real(self, state, pod, node_info, seen if use else None)
         answered.append(st is not None and st is seen)
         return st
@@ -161,3 +168,17 @@ def test_a_node_another_plugin_rejected_is_rejected_again_without_its_victims(te
     assert told == ran
     if used:
         assert True in answered and False in answered
+
+
+@pytest.mark.parametrize("size, seed", [("dense-60x300", 1), ("dense-40x200", 5)])
+def test_a_node_that_fits_without_its_victims_keeps_the_failed_cycles_verdict_of_the_plugins_after_fit(
+        size, seed, monkeypatch) -> None:
+    """A node NodeResourcesFit rejected in the failed cycle, which it lets through without the
+    lower-priority pods only it sees, is rejected by the dry run with the status the plugins after
+    NodeResourcesFit gave it in that cycle (PodTopologySpread here), without running them again:
+    results and traces as when they run."""
+    text = to_yaml(generate(size, seed).objects)
+    told, answered = _run_seen(text, monkeypatch, use=True, after=True)
+    ran, _ = _run_seen(text, monkeypatch, use=False, after=True)
+    assert told == ran
+    assert True in answered

@@ -207,7 +207,7 @@ class DefaultPreemption(Plugin):
         return list(map(pod.priority.__gt__, lows)), _NO_VICTIMS
 
     def rejected_without_victims(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
-                                 seen: Status | None = None) -> Status | None:
+                                 seen: Status | None = None, after_fit=None) -> Status | None:
         """The status select_victims_on_node gives node_info when the pod still does not fit
         with every pod of lower priority off (as most nodes of a busy cluster do), told without
         cloning the state or the node: the filters answer for a kept copy of the node without
@@ -217,7 +217,12 @@ class DefaultPreemption(Plugin):
         ``seen``: the node's status in the failed cycle. When a plugin other than
         NodeResourcesFit gave it and none but NodeResourcesFit can see those pods
         (``_resources_only``), taking them off changes nothing that plugin reads and gives
-        NodeResourcesFit only more room: the node is rejected with that status again."""
+        NodeResourcesFit only more room: the node is rejected with that status again.
+
+        ``after_fit()``: the status the failed cycle's Filter plugins after NodeResourcesFit gave
+        the node (None: they let it through). When NodeResourcesFit rejected it there and lets it
+        through without those pods, and none but NodeResourcesFit can see them, the plugins after
+        it answer as they did: the node is rejected with their status, or tried."""
         screen = getattr(self.handle, "filter_status_without_pods", None)
         potential = node_info.below.get(pod.priority) if node_info.below is not None else None
         if potential is None and screen is not None:  # (the node's pods changed since it was tried)
@@ -235,6 +240,10 @@ class DefaultPreemption(Plugin):
             if st is not None:
                 if st.code:
                     return st
+                if after_fit is not None and \
+                        self._resources_only(state, pod, node_info, potential) is not None:
+                    st = after_fit()
+                    return st if st is not None and st.code != Code.Error else None
                 passed = self._fit_plan[3] + 1  # (NodeResourcesFit and every plugin before it)
         found = _node_without_below(node_info, pod.priority, potential)
         if found is None:

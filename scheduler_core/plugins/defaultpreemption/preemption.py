@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from bisect import bisect_left
+from functools import partial
 from itertools import compress
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -242,11 +243,13 @@ class Evaluator:
         listed = d.unschedulable_nodes  # (the columnar path names them, in the same order)
         if listed is not None and d.unschedulable_lowest is not None and node_map is not None:
             potential: Sequence[NodeInfo] = _Listed(listed, node_map, d.unschedulable_lowest)
-            # (the failed cycle's status of the i-th of them: the diagnosis lists them in order)
+            # (the failed cycle's status of the i-th of them: the diagnosis lists them in order;
+            # and that of its Filter plugins after NodeResourcesFit)
             seen = getattr(d.node_to_status, "at", None)
+            after_fit = getattr(d.node_to_status, "after_fit", None)
         else:
             potential = nodes_where_preemption_might_help(all_nodes, d, node_map)
-            seen = None
+            seen = after_fit = None
         trace.potential_nodes = list(listed) if listed is not None and len(listed) == len(
             potential) else [ni.name for ni in potential]
         if not potential:
@@ -258,17 +261,21 @@ class Evaluator:
         trace.pdbs = pdbs
         offset, num = self.interface.get_offset_and_num_candidates(len(potential))
         trace.offset, trace.num_candidates = offset, num
-        return self.dry_run_preemption(state, pod, potential, pdbs, offset, num, trace, seen)
+        return self.dry_run_preemption(state, pod, potential, pdbs, offset, num, trace, seen,
+                                       after_fit)
 
     def dry_run_preemption(self, state: "CycleState", pod: Pod, potential: Sequence[NodeInfo],
                            pdbs: Sequence[PDB], offset: int, num: int, trace: PreemptionTrace,
-                           seen=None) -> tuple[list[Candidate], dict[str, Status], list[str]]:
+                           seen=None, after_fit=None
+                           ) -> tuple[list[Candidate], dict[str, Status], list[str]]:
         """Evaluator.DryRunPreemption: non-violating candidates first, then violating ones.
-        ``seen(i)``: the failed cycle's status of potential[i], when known."""
+        ``seen(i)``: the failed cycle's status of potential[i], when known; ``after_fit(i)``:
+        that of its Filter plugins after NodeResourcesFit."""
         lower = getattr(self.interface, "nodes_with_lower_priority", None)
         if lower is not None:
             return self._dry_run_where_victims(state, pod, potential, pdbs, offset, num, trace,
-                                               *lower(pod, potential), seen=seen)
+                                               *lower(pod, potential), seen=seen,
+                                               after_fit=after_fit)
         non_violating: list[Candidate] = []
         violating: list[Candidate] = []
         statuses: dict[str, Status] = {}
@@ -293,7 +300,7 @@ class Evaluator:
 
     def _dry_run_where_victims(self, state: "CycleState", pod: Pod, potential: Sequence[NodeInfo],
                                pdbs: Sequence[PDB], offset: int, num: int, trace: PreemptionTrace,
-                               lower: Sequence[bool], none: Status, seen=None
+                               lower: Sequence[bool], none: Status, seen=None, after_fit=None
                                ) -> tuple[list[Candidate], dict[str, Status], list[str]]:
         """dry_run_preemption when the plugin tells at once which nodes hold a pod of lower
         priority (``lower``, a flag per node): only those are tried; every other node the walk
@@ -314,7 +321,9 @@ class Evaluator:
         for i in [*tried[k:].tolist(), *tried[:k].tolist()]:
             ni = potential[i]
             st = None if hopeless is None else \
-                hopeless(state, pod, ni, seen(i)) if seen is not None else hopeless(state, pod, ni)
+                hopeless(state, pod, ni) if seen is None else \
+                hopeless(state, pod, ni, seen(i)) if after_fit is None else \
+                hopeless(state, pod, ni, seen(i), partial(after_fit, i))
             if st is not None:
                 failed[i] = same.setdefault(st, st)
                 continue
