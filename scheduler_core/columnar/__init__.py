@@ -18,8 +18,11 @@ columnar snapshot instead, one vectorized pass per plugin and pod:
 - ``schedule_one.py``: findNodesThatFitPod / prioritizeNodes / selectHost over arrays;
 - ``simulate.py``: the reference simulation's loop with this cycle plugged into its hooks
   (``_new_record``, ``_schedule_pod``, ``_explain``); there is one loop. Preemption's dry
-  runs and InterPodAffinity use the reference plugins on NodeInfos kept in step.
+  runs and InterPodAffinity use the reference plugins on NodeInfos kept in step;
+- ``equivalence.py``: a failed cycle worked out once while nothing changes, given again to
+  the equal pods that fail after it (a full cluster fails thousands in a row).
 
-Results are the reference path's, exactly: ``tests/core/test_columnar.py`` compares both
-on generated scenarios, placements, messages, events and explanations included.
+Results are the reference path's, exactly: ``tests/core/test_columnar.py`` and
+``tests/core/test_failed_cycles.py`` compare both on generated scenarios, placements,
+messages, events and explanations included.
 """
