@@ -182,3 +182,24 @@ def test_a_node_that_fits_without_its_victims_keeps_the_failed_cycles_verdict_of
     ran, _ = _run_seen(text, monkeypatch, use=False, after=True)
     assert told == ran
     assert True in answered
+
+
+def _pdb(app: str, min_available: int) -> dict:
+    return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+            "metadata": {"name": app, "namespace": "default"},
+            "spec": {"minAvailable": min_available, "selector": {"matchLabels": {"app": app}}}}
+
+
+def test_victims_kept_with_a_node_are_chosen_again_only_under_the_same_disruption_budgets(monkeypatch) -> None:
+    """Three equal preemptors in a row over nodes full of pods a budget covers: the victims each node
+    gives are kept with it while its pods do not change, but the budget allows one disruption before
+    the first preemption and none after, so the later dry runs count violations again."""
+    text = _cluster(_full_nodes(app="db"), [_pod(f"web-{i}", "2", 1000, app="web") for i in range(3)],
+                    [_pdb("db", 11)])
+    short, asked = _run(text, monkeypatch, use=True)
+    full, _ = _run(text, monkeypatch, use=False)
+    assert short == full
+    result = json.loads(short)
+    assert len(result["evicted"]) >= 4 and True in asked
+    allowed = [attempt["pdbs"][0]["disruptionsAllowed"] for attempt in result["preemptions"].values()]
+    assert allowed[0] == 1 and 0 in allowed

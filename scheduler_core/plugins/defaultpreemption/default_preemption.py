@@ -19,6 +19,7 @@ from ...k8s.types import PREEMPT_NEVER, Pod
 from ..names import (DEFAULT_PREEMPTION, NODE_AFFINITY, NODE_NAME, NODE_PORTS, NODE_RESOURCES_FIT,
                      NODE_UNSCHEDULABLE, NODE_VOLUME_LIMITS, POD_TOPOLOGY_SPREAD, TAINT_TOLERATION,
                      VOLUME_BINDING, VOLUME_RESTRICTIONS, VOLUME_ZONE)
+from ..noderesources.fit import PRE_FILTER_STATE_KEY as FIT_STATE_KEY
 from ..podtopologyspread.plugin import PRE_FILTER_STATE_KEY as SPREAD_STATE_KEY
 from ..registry import FILTER, PRE_FILTER
 from .candidates import PDB, filter_pods_with_pdb_violation, sort_by_importance
@@ -105,6 +106,9 @@ _BLIND = "blind"
 _WITHOUT = "without"
 # ... and (_USED, priority) -> what the node's pods request without them (DefaultPreemption._rejected_by_fit)
 _USED = "used"
+# a key of _node_without_below's memo (with the request, priority and PDBs): the victims
+# select_victims_by_resources chose there
+_VICTIMS = "victims"
 
 
 # k8s.io/api/core/v1 PodReasonPreemptionByScheduler
@@ -131,6 +135,9 @@ class DefaultPreemption(Plugin):
         self._plan: tuple | None = None  # (state, pod, _resources_only_plan's) of the last dry run
         self._fit_plan: tuple | None = None  # (state, pod, _fit_first's, its index) of the last dry run
         self._questions: dict[tuple, tuple] = {}  # _resources_only_plan's questions, one object each
+        # (state, pod, node) whose screen found every Filter plugin passing it without its victims
+        self._passes: tuple | None = None
+        self._pdbs: tuple | None = None  # (a dry run's PDB list, what of it decides the victims)
 
     def post_filter(self, state: "CycleState", pod: Pod, diagnosis: Diagnosis
                     ) -> tuple[PostFilterResult | None, Status]:
@@ -243,6 +250,8 @@ class DefaultPreemption(Plugin):
                 if after_fit is not None and \
                         self._resources_only(state, pod, node_info, potential) is not None:
                     st = after_fit()
+                    if st is None:  # (every plugin passes the node without them: told to the try)
+                        self._passes = (state, pod, node_info)
                     return st if st is not None and st.code != Code.Error else None
                 passed = self._fit_plan[3] + 1  # (NodeResourcesFit and every plugin before it)
         found = _node_without_below(node_info, pod.priority, potential)
@@ -341,9 +350,23 @@ class DefaultPreemption(Plugin):
         if found is None:
             return None
         without = found[0]  # (not to be changed: the filters only read it)
-        st = self.handle.run_filter_plugins(state, pod, without)
-        if not st.is_success():
-            return [], 0, st, {}
+        known, self._passes = self._passes, None
+        if known is None or known[0] is not state or known[1] is not pod or known[2] is not node_info:
+            st = self.handle.run_filter_plugins(state, pod, without)
+            if not st.is_success():
+                return [], 0, st, {}
+        # the victims depend on the node's pods (this memo lives with them), the pod's request as
+        # NodeResourcesFit sees it, its priority and the PDBs' allowances: kept per those
+        try:
+            r = state.read(FIT_STATE_KEY).request
+        except KeyError:
+            r = None
+        key = None if r is None or found[1] is None else (
+            _VICTIMS, id(fit), pod.priority, r.milli_cpu, r.memory, r.ephemeral_storage,
+            tuple(sorted(r.scalar_resources.items())), self._pdb_key(pdbs))
+        hit = found[1].get(key) if key is not None else None
+        if hit is not None:
+            return list(hit[0]), hit[1], Status(), dict(hit[2])
         alloc, used, held = without.allocatable, without.requested.clone(), [len(without.pods)]
 
         def fits(pi: PodInfo) -> bool:  # (the pod's requests back on the node; off again if the pod no longer fits)
@@ -353,7 +376,18 @@ class DefaultPreemption(Plugin):
                 return True
             used.add_map(pi.requests, -1)
             return False
-        return self._reprieve_with(potential, pdbs, fits)
+        victims, n_pdb, st, why = self._reprieve_with(potential, pdbs, fits)
+        if key is not None:
+            found[1][key] = (list(victims), n_pdb, dict(why))
+        return victims, n_pdb, st, why
+
+    def _pdb_key(self, pdbs: Sequence[PDB]) -> tuple:
+        """What of a dry run's PDBs decides which victims violate them (each one's key and the
+        disruptions it allows), worked out once per dry run."""
+        known = self._pdbs
+        if known is None or known[0] is not pdbs:
+            known = self._pdbs = (pdbs, tuple((p.key, p.disruptions_allowed) for p in pdbs))
+        return known[1]
 
     def _resources_only(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
                         potential: list[PodInfo] | None):
