@@ -109,6 +109,8 @@ _USED = "used"
 # a key of _node_without_below's memo (with the request, priority and PDBs): the victims
 # select_victims_by_resources chose there
 _VICTIMS = "victims"
+# ... and (_FIT, NodeResourcesFit, priority, request) -> DefaultPreemption._rejected_by_fit's answer
+_FIT = "fit"
 
 
 # k8s.io/api/core/v1 PodReasonPreemptionByScheduler
@@ -274,17 +276,23 @@ class DefaultPreemption(Plugin):
         fit = self._fit_first(state, pod)
         if fit is None or node_info.below is None or self.handle.adds_nominated_pods(pod, node_info.name):
             return None
+        below = node_info.below
+        verdict = (_FIT, id(fit), pod.priority, self._fit_plan[4])  # (kept with the node's pods)
+        if verdict[3] is not None and verdict in below:
+            return below[verdict]
         key = (_USED, pod.priority)
-        used = node_info.below.get(key)
+        used = below.get(key)
         if used is None:
             used = node_info.requested.clone()
             for pi in potential:  # (as NodeInfo.remove_pod_infos takes their requests off)
                 used.add_map(pi.requests, -1)
-            node_info.below[key] = used
+            below[key] = used
         st = fit.status_of(state, node_info.allocatable, used, len(node_info.pods) - len(potential))
-        if st.is_rejected():
-            return st.with_plugin(NODE_RESOURCES_FIT)
-        return SUCCESS if st.is_success() else None
+        st = st.with_plugin(NODE_RESOURCES_FIT) if st.is_rejected() else \
+            SUCCESS if st.is_success() else None
+        if verdict[3] is not None:
+            below[verdict] = st
+        return st
 
     def _fit_first(self, state: "CycleState", pod: Pod):
         """The NodeResourcesFit plugin when every Filter plugin before it is skipped, reads the
@@ -303,7 +311,12 @@ class DefaultPreemption(Plugin):
                 break
             if not (skip and pl.NAME in skip or pl.NAME in _NODE_ONLY or pl.NAME == NODE_PORTS):
                 break
-        self._fit_plan = (state, pod, found, at)
+        try:  # (the pod's request as NodeResourcesFit sees it: what its verdicts depend on)
+            r = state.read(FIT_STATE_KEY).request
+            request = (r.milli_cpu, r.memory, r.ephemeral_storage, tuple(sorted(r.scalar_resources.items())))
+        except KeyError:
+            request = None
+        self._fit_plan = (state, pod, found, at, request)
         return found
 
     def select_victims_on_node(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
