@@ -76,9 +76,10 @@ class PodCounts:
         self._log_of: tuple[Sequence[NodeInfo], list[NodeInfo]] | None = None
         self._log_read = 0
         # a class's key is an even number, a group's an odd one, one per distinct class key or four
-        # term tuples (hashing those, term by term, cost more than the counting): per PodInfo its
-        # class's, and per identities of the four tuples (pods of a workload share them) the group's
-        self._class_of_pod: dict[int, tuple[PodInfo, int]] = {}
+        # term tuples (hashing those, term by term, cost more than the counting): per labels object
+        # (the loader shares one among a workload's pods) and namespace the class's, and per
+        # identities of the four tuples (pods of a workload share them) the group's
+        self._class_of_labels: dict[int, tuple[Mapping[str, str], str, int]] = {}
         self._class_ids: dict[Hashable, int] = {}
         self._group_of_terms: dict[tuple[int, int, int, int], tuple[tuple, int]] = {}
         self._group_ids: dict[tuple, int] = {}
@@ -190,12 +191,13 @@ class PodCounts:
 
     def _contribution_of(self, pods: Sequence[PodInfo], with_affinity: Sequence[PodInfo]) -> dict:
         out: dict = {}
-        known = self._class_of_pod
+        known = self._class_of_labels
         for pi in pods:
-            hit = known.get(id(pi))
-            if hit is None:
-                hit = known[id(pi)] = (pi, self._class_id(pi.pod))  # (it keeps pi, and its id)
-            key = hit[1]
+            pod = pi.pod
+            hit = known.get(id(pod.labels))
+            if hit is None or hit[0] is not pod.labels or hit[1] != pod.namespace:
+                hit = known[id(pod.labels)] = (pod.labels, pod.namespace, self._class_id(pod))
+            key = hit[2]  # (the entry keeps the labels, and so their id)
             out[key] = out.get(key, 0) + 1
         for pi in with_affinity:
             key = self._group_key(pi)
