@@ -145,9 +145,19 @@ class WalkStatuses(Mapping):
     def groups(self, limit: int) -> list[tuple[Status, int, list[str]]] | None:
         """(verdict, node count, the first ``limit`` node names in walk order) per distinct
         verdict, or None where a node tried in vain got ``without`` itself."""
-        out: dict[Status, list[str]] = {}
+        by_object: dict[int, list[str]] = {}  # (the walk shares one object per verdict: grouped by
+        objects: dict[int, Status] = {}        # identity, without hashing a Status per node)
         for name, st in self.failed.items():
-            out.setdefault(st, []).append(name)
+            group = by_object.get(id(st))
+            if group is None:
+                group = by_object[id(st)] = []
+                objects[id(st)] = st
+            group.append(name)
+        out: dict[Status, list[str]] = {st: by_object[k] for k, st in objects.items()}
+        if len(out) < len(objects):  # (equal verdicts in distinct objects: each node in walk order)
+            out = {}
+            for name, st in self.failed.items():
+                out.setdefault(st, []).append(name)
         if self.without in out:
             return None
         groups = [(st, len(names), names[:limit]) for st, names in out.items()]
