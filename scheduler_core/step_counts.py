@@ -20,10 +20,16 @@ WELL_KNOWN_KEYS = ("topology.kubernetes.io/zone", "kubernetes.io/hostname",
 def stepped_keys(pods: Iterable[Pod], node_infos: Iterable[NodeInfo]) -> list[str]:
     """The label keys of the nodes that are well known or that a pod's constraints name."""
     named = set(WELL_KNOWN_KEYS)
+    seen: set[int] = set()  # (the loader shares these objects among a workload's pods: each read once)
     for pod in pods:
-        named.update(c.topology_key for c in pod.topology_spread_constraints or ())
-        affinity = pod.affinity
-        for group in (affinity.pod_affinity, affinity.pod_anti_affinity) if affinity else ():
+        constraints, affinity = pod.topology_spread_constraints, pod.affinity
+        if constraints and id(constraints) not in seen:
+            seen.add(id(constraints))
+            named.update(c.topology_key for c in constraints)
+        if affinity is None or id(affinity) in seen:
+            continue
+        seen.add(id(affinity))
+        for group in (affinity.pod_affinity, affinity.pod_anti_affinity):
             if group is None:
                 continue
             named.update(t.topology_key for t in group.required)
