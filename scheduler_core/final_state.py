@@ -62,23 +62,34 @@ def pod_info_json(pods: Iterable[Pod]) -> dict[str, dict]:
     # name; per requests mapping: (it, the cpu and memory requested). A workload's pods share these objects.
     owners: dict[tuple[int, int], tuple] = {}
     asked: dict[int, tuple] = {}
+    # per (labels, owner references, requests) objects, priority and whether bound: (them, the entry a
+    # pod of theirs gets, copied for each; its labels and requests maps are shared, as read-only)
+    made: dict[tuple, tuple] = {}
     for p in pods:
-        labels = copies.get(id(p.labels))
-        if labels is None or labels[0] is not p.labels:
-            labels = copies[id(p.labels)] = (p.labels, dict(p.labels))
-        who = owners.get((id(p.owner_references), id(p.labels)))
-        if who is None or who[0] is not p.owner_references or who[1] is not p.labels:
-            owner, workload = owner_of(p), workload_of(p)
-            who = (p.owner_references, p.labels, owner, workload)
-            if owner or workload != p.name:
-                owners[(id(p.owner_references), id(p.labels))] = who
-        requests = asked.get(id(p.requests))
-        if requests is None or requests[0] is not p.requests:
-            requests = asked[id(p.requests)] = (p.requests, tuple(
-                (r, p.requests[r]) for r in ("cpu", "memory") if p.requests.get(r)))
-        info = out[p.key] = {"labels": labels[1], "owner": who[2], "workload": who[3],
-                             "priority": p.priority or 0, "boundBeforeRun": bool(p.node_name),
-                             "requests": dict(requests[1])}
+        kind = (id(p.labels), id(p.owner_references), id(p.requests), p.priority, bool(p.node_name))
+        hit = made.get(kind)
+        if hit is not None and hit[0] is p.labels and hit[1] is p.owner_references and \
+                hit[2] is p.requests:
+            info = out[p.key] = hit[3].copy()
+        else:
+            labels = copies.get(id(p.labels))
+            if labels is None or labels[0] is not p.labels:
+                labels = copies[id(p.labels)] = (p.labels, dict(p.labels))
+            who = owners.get((id(p.owner_references), id(p.labels)))
+            if who is None or who[0] is not p.owner_references or who[1] is not p.labels:
+                owner, workload = owner_of(p), workload_of(p)
+                who = (p.owner_references, p.labels, owner, workload)
+                if owner or workload != p.name:
+                    owners[(id(p.owner_references), id(p.labels))] = who
+            requests = asked.get(id(p.requests))
+            if requests is None or requests[0] is not p.requests:
+                requests = asked[id(p.requests)] = (p.requests, dict(
+                    (r, p.requests[r]) for r in ("cpu", "memory") if p.requests.get(r)))
+            info = out[p.key] = {"labels": labels[1], "owner": who[2], "workload": who[3],
+                                 "priority": p.priority or 0, "boundBeforeRun": bool(p.node_name),
+                                 "requests": requests[1]}
+            if who[2] or who[3] != p.name:  # (a workload named after the pod is the pod's own)
+                made[kind] = (p.labels, p.owner_references, p.requests, info.copy())
         if p.scheduling_gates:
             info["gates"] = [getattr(g, "name", g) for g in p.scheduling_gates]
     return out
