@@ -53,7 +53,8 @@ class FailedCycle:
     def __init__(self, spec: tuple, error: FitError, evaluated: int, message: str,
                  plugins: set[str], nominating: NominatingInfo | None,
                  trace: PreemptionTrace | None) -> None:
-        self.spec, self.error, self.evaluated = spec, error, evaluated
+        # (its traceback, which holds the failed cycle's frames and all they held, is not kept)
+        self.spec, self.error, self.evaluated = spec, error.with_traceback(None), evaluated
         self.message, self.plugins, self.nominating = message, plugins, nominating
         self.trace = trace
         # a dry run that walked potential nodes from a drawn offset is walked again from another

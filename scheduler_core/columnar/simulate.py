@@ -75,7 +75,7 @@ class ColumnarSimulation(Simulation):
             sched = self.scheduler
             sched.next_start_node_index = \
                 (sched.next_start_node_index + replay.evaluated) % self.ctx.table.n
-            raise replay.error
+            raise replay.error.with_traceback(None)  # (a raise adds its frames to the traceback)
         return self.cscheduler.schedule_pod(self.columnar[pod.scheduler_name], state, pod, record)
 
     def _explained_if_failed(self, pod: Pod) -> bool:
