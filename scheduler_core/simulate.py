@@ -11,6 +11,7 @@ import gc
 
 from .columnar.runtime import Unsupported
 from .columnar.simulate import ColumnarSimulation
+from .scenario_io import without_cycle_collection
 from .simulation import Simulation
 
 
@@ -32,7 +33,7 @@ def simulate(scenario, seed: int = 0, detail=True, fast: bool = True, progress=N
         frozen()  # (the simulation's own NodeInfos, PodInfos and node arrays as well)
         sim.enqueue_pending()
         sim.run(progress)
-        with _collector_paused():  # (the result is JSON: no reference cycles to find in it)
+        with without_cycle_collection():  # (the result is JSON: no reference cycles to find in it)
             return sim.result()
 
 
@@ -67,19 +68,6 @@ def _scenario_frozen():
     finally:
         gc.set_threshold(*threshold)
         gc.unfreeze()
-
-
-@contextlib.contextmanager
-def _collector_paused():
-    """The cycle collector off (when it is on) for what makes no reference cycles."""
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def _columnar(scenario, seed: int, detail) -> Simulation | None:
