@@ -175,8 +175,7 @@ class Simulation:
         collection of pod keys); a preemption attempt is always kept when detail is on.
         With "failed", a pod scheduled after failing loses its failure's explanation
         (an explanation is always of the pod's latest cycle)."""
-        detail = self.detail
-        if not detail:
+        if not self.detail:
             return False
         try:
             attempt = state.read(PREEMPTION_KEY)
@@ -185,13 +184,18 @@ class Simulation:
         if attempt is not None:
             # (a trace is not changed after its cycle: only a pod's latest is written out)
             self.preemptions[pod.key] = (self.cycle, attempt)
-        if detail is True:
-            return True
-        if detail == "failed":
-            if cyc.get("result") != SCHEDULED:
-                return True
+        explained = self._explained(pod, cyc.get("result") != SCHEDULED)
+        if not explained and self.detail == "failed":
             self.explanations.pop(pod.key, None)
-            return False
+        return explained
+
+    def _explained(self, pod: Pod, failed: bool) -> bool:
+        """Whether ``detail`` asks for an explanation of the pod's cycle that failed (or not)."""
+        detail = self.detail
+        if not detail or detail is True:
+            return bool(detail)
+        if detail == "failed":
+            return failed
         return pod.key in detail
 
     # --- the cycle's hooks (the columnar simulation overrides them) ------------------------

@@ -69,7 +69,7 @@ class ColumnarSimulation(Simulation):
         plugins preemption runs)."""
         self._refresh_snapshot()
         self._since, self._record, self._recorded = self.failed_cycles.moment(), record, None
-        replay = self._replay = self.failed_cycles.find(pod, self._explained_if_failed(pod))
+        replay = self._replay = self.failed_cycles.find(pod, self._explained(pod, failed=True))
         if replay is not None:  # (equivalence.py) the same failure, the start index moved as by it
             record.nodes_evaluated = replay.evaluated
             sched = self.scheduler
@@ -77,11 +77,6 @@ class ColumnarSimulation(Simulation):
                 (sched.next_start_node_index + replay.evaluated) % self.ctx.table.n
             raise replay.error.with_traceback(None)  # (a raise adds its frames to the traceback)
         return self.cscheduler.schedule_pod(self.columnar[pod.scheduler_name], state, pod, record)
-
-    def _explained_if_failed(self, pod: Pod) -> bool:
-        """Whether a failed cycle of the pod gets an explanation (Simulation._explains)."""
-        detail = self.detail
-        return bool(detail) and (detail is True or detail == "failed" or pod.key in detail)
 
     def _fit_failure(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, pod: Pod,
                      fe: FitError, cyc: dict) -> None:
