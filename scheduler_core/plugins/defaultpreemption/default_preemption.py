@@ -106,8 +106,8 @@ _BLIND = "blind"
 _WITHOUT = "without"
 # ... and (_USED, priority) -> what the node's pods request without them (DefaultPreemption._rejected_by_fit)
 _USED = "used"
-# a key of _node_without_below's memo (with the request, priority and PDBs): the victims
-# select_victims_by_resources chose there
+# a key of _node_without_below's memo (with NodeResourcesFit, priority, request and PDBs): the
+# victims select_victims_by_resources chose there
 _VICTIMS = "victims"
 # ... and (_FIT, NodeResourcesFit, priority, request) -> DefaultPreemption._rejected_by_fit's answer
 _FIT = "fit"
@@ -140,6 +140,7 @@ class DefaultPreemption(Plugin):
         # (state, pod, node) whose screen found every Filter plugin passing it without its victims
         self._passes: tuple | None = None
         self._pdbs: tuple | None = None  # (a dry run's PDB list, what of it decides the victims)
+        self._request: tuple | None = None  # (a dry run's state, _request_key's answer)
 
     def post_filter(self, state: "CycleState", pod: Pod, diagnosis: Diagnosis
                     ) -> tuple[PostFilterResult | None, Status]:
@@ -277,7 +278,7 @@ class DefaultPreemption(Plugin):
         if fit is None or node_info.below is None or self.handle.adds_nominated_pods(pod, node_info.name):
             return None
         below = node_info.below
-        verdict = (_FIT, id(fit), pod.priority, self._fit_plan[4])  # (kept with the node's pods)
+        verdict = (_FIT, id(fit), pod.priority, self._request_key(state))  # (kept with the node's pods)
         if verdict[3] is not None and verdict in below:
             return below[verdict]
         key = (_USED, pod.priority)
@@ -311,13 +312,22 @@ class DefaultPreemption(Plugin):
                 break
             if not (skip and pl.NAME in skip or pl.NAME in _NODE_ONLY or pl.NAME == NODE_PORTS):
                 break
-        try:  # (the pod's request as NodeResourcesFit sees it: what its verdicts depend on)
-            r = state.read(FIT_STATE_KEY).request
-            request = (r.milli_cpu, r.memory, r.ephemeral_storage, tuple(sorted(r.scalar_resources.items())))
-        except KeyError:
-            request = None
-        self._fit_plan = (state, pod, found, at, request)
+        self._fit_plan = (state, pod, found, at)
         return found
+
+    def _request_key(self, state: "CycleState") -> tuple | None:
+        """The pod's request as NodeResourcesFit sees it (what its verdicts and the victims by
+        resources depend on), as a key; None without its PreFilter state. Once per dry run."""
+        known = self._request
+        if known is None or known[0] is not state:
+            try:
+                r = state.read(FIT_STATE_KEY).request
+                key = (r.milli_cpu, r.memory, r.ephemeral_storage,
+                       tuple(sorted(r.scalar_resources.items())))
+            except KeyError:
+                key = None
+            known = self._request = (state, key)
+        return known[1]
 
     def select_victims_on_node(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
                                pdbs: Sequence[PDB]) -> tuple[list[Pod], int, Status, dict]:
@@ -370,13 +380,9 @@ class DefaultPreemption(Plugin):
                 return [], 0, st, {}
         # the victims depend on the node's pods (this memo lives with them), the pod's request as
         # NodeResourcesFit sees it, its priority and the PDBs' allowances: kept per those
-        try:
-            r = state.read(FIT_STATE_KEY).request
-        except KeyError:
-            r = None
-        key = None if r is None or found[1] is None else (
-            _VICTIMS, id(fit), pod.priority, r.milli_cpu, r.memory, r.ephemeral_storage,
-            tuple(sorted(r.scalar_resources.items())), self._pdb_key(pdbs))
+        request = self._request_key(state)
+        key = None if request is None else (_VICTIMS, id(fit), pod.priority, request,
+                                            self._pdb_key(pdbs))
         hit = found[1].get(key) if key is not None else None
         if hit is not None:
             return list(hit[0]), hit[1], Status(), dict(hit[2])
