@@ -360,11 +360,15 @@ class NodeInfo:
     def add_pod_infos(self, infos: "Sequence[PodInfo]") -> None:
         """add_pod_info for each of infos in turn (the cache's bound pods, at the start of a
         run): the same lists, sums, ports and generation, each distinct requests mapping summed
-        once with its count (a workload's pods share theirs)."""
+        once with its count (a workload's pods share theirs). The lowest priority is worked out
+        on the way, where it was known (preemption asks it of every node)."""
+        low = self.lowest_priority if self.pods else NO_PODS_PRIORITY
         self.pods.extend(infos)
         requests: dict[int, list] = {}  # id(mapping) -> [mapping, how many pods have it]
         non_zero: dict[int, list] = {}
         for pi in infos:
+            if low is not None and pi.pod.priority < low:
+                low = pi.pod.priority
             if pi.required_affinity_terms or pi.preferred_affinity_terms or \
                     pi.required_anti_affinity_terms or pi.preferred_anti_affinity_terms:
                 self.pods_with_affinity.append(pi)
@@ -385,7 +389,7 @@ class NodeInfo:
             nz.milli_cpu += n * m.get(CPU, 0)
             nz.memory += n * m.get(MEMORY, 0)
         self.generation += len(infos)
-        self.lowest_priority = self.below = None
+        self.lowest_priority, self.below = low, None
 
     def remove_pod(self, pod: Pod) -> bool:
         """NodeInfo.RemovePod: by namespace/name (uid when set); False when absent."""
