@@ -41,6 +41,9 @@ class Fit(ColumnarPlugin):
         self._score_requests = TemplateCache()
         self._added_key = None
         self._added: tuple = ()
+        # id(list of nominated PodInfos) -> (the list, its _pod_sums): the lists stay the same
+        # while the nominations do, and each cycle passes those of the nodes it still has to try
+        self._sums_of: dict[int, tuple] = {}
 
     # --- PreFilter / Filter ----------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence):
@@ -93,7 +96,7 @@ class Fit(ColumnarPlugin):
         """The verdicts with the nominated pods' requests added on their nodes."""
         t = self.ctx.table
         if key is None or self._added_key != key:
-            self._added_key, self._added = key, _added_requests(added)
+            self._added_key, self._added = key, _added_requests(added, self._sums_of)
         count, cpu, mem, eph, scalar = self._added
         return self._statuses(state, idx, t.room_pods[idx] - count, t.free_cpu[idx] - cpu,
                               t.free_mem[idx] - mem, (t.alloc_eph - t.req_eph)[idx] - eph,
@@ -210,23 +213,41 @@ def _cpu_memory_weights(scorer: ResourceAllocationScorer, t) -> tuple[int, int] 
     return res[0].weight, res[1].weight
 
 
-def _added_requests(added: Sequence[Sequence[PodInfo]]) -> tuple:
+def _added_requests(added: Sequence[Sequence[PodInfo]], memo: dict | None = None) -> tuple:
     """Per node: how many nominated pods, and their cpu, memory, ephemeral storage and
-    scalar requests (name -> array)."""
+    scalar requests (name -> array). ``memo`` keeps each list's sums by its identity."""
     k = len(added)
-    count, cpu, mem, eph = (np.zeros(k, INT) for _ in range(4))
+    if memo is not None and len(memo) > 4096:
+        memo.clear()
+    rows = []
+    for pods in added:
+        hit = memo.get(id(pods)) if memo is not None else None
+        if hit is None or hit[0] is not pods:
+            hit = (pods, _pod_sums(pods))
+            if memo is not None:
+                memo[id(pods)] = hit
+        rows.append(hit[1])
+    count, cpu, mem, eph = np.array([r[:4] for r in rows], INT).reshape(k, 4).T.copy()
     scalar: dict[str, np.ndarray] = {}
-    for j, pods in enumerate(added):
-        for pi in pods:
-            req = pi.requests
-            count[j] += 1
-            cpu[j] += req.get(CPU, 0)
-            mem[j] += req.get(MEMORY, 0)
-            eph[j] += req.get(EPHEMERAL_STORAGE, 0)
-            for name, v in req.items():
-                if is_scalar_resource_name(name):
-                    scalar.setdefault(name, np.zeros(k, INT))[j] += v
+    for j, r in enumerate(rows):
+        for name, v in r[4]:
+            scalar.setdefault(name, np.zeros(k, INT))[j] += v
     return count, cpu, mem, eph, scalar
+
+def _pod_sums(pods: Sequence[PodInfo]) -> tuple:
+    """How many pods, their cpu, memory and ephemeral storage requests, and their scalar
+    requests as (name, amount) pairs."""
+    cpu = mem = eph = 0
+    scalars: dict[str, int] = {}
+    for pi in pods:
+        req = pi.requests
+        cpu += req.get(CPU, 0)
+        mem += req.get(MEMORY, 0)
+        eph += req.get(EPHEMERAL_STORAGE, 0)
+        for name, v in req.items():
+            if is_scalar_resource_name(name):
+                scalars[name] = scalars.get(name, 0) + v
+    return len(pods), cpu, mem, eph, tuple(scalars.items())
 
 
 def _pod_key(pod: Pod):
