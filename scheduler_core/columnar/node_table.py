@@ -165,8 +165,10 @@ class NodeTable:
         self._pod_node = np.array(pod_node, np.intp)
         self._pod_class = np.array(pod_class, np.intp)
         self._moves: list[tuple[int, int, int]] = []  # (node, class, +1 or -1)
+        # nodes where NodePorts may reject a pod: those with a pod's host port (NodeInfo keeps
+        # them; NodePorts lets every other node through), and those a pod with one is added to
         self.port_nodes: set[int] = {i for i, ni in enumerate(self.node_infos)
-                                     if any(map(_has_host_port, ni.pods))}
+                                     if ni.used_ports.ports}
         # the lowest priority of each node's pods (NodeInfo.lowest_pod_priority), worked out
         # when first asked; the nodes whose pods changed since are asked again
         self._lowest: np.ndarray | None = None
