@@ -55,7 +55,9 @@ def workload_of(pod: Pod) -> str:
 def pod_info_json(pods: Iterable[Pod]) -> dict[str, dict]:
     """pod key -> {labels, owner, workload, priority, boundBeforeRun, requests (cpu in
     millicores, memory in bytes, those requested)} for every pod, and
-    ``gates`` (the scheduling gates' names) for a gated pod."""
+    ``gates`` (the scheduling gates' names) for a gated pod. The pods of a workload share one
+    entry (read-only, as its labels and requests maps: one who gets a field of its own gets
+    a copy)."""
     out = {}
     copies: dict[int, tuple[Mapping[str, str], dict]] = {}  # id(labels) -> (labels, copy)
     # per (owner references, labels) objects: (them, owner, workload), where the workload is not the pod's
@@ -70,7 +72,7 @@ def pod_info_json(pods: Iterable[Pod]) -> dict[str, dict]:
         hit = made.get(kind)
         if hit is not None and hit[0] is p.labels and hit[1] is p.owner_references and \
                 hit[2] is p.requests:
-            info = out[p.key] = hit[3].copy()
+            info = out[p.key] = hit[3]
         else:
             labels = copies.get(id(p.labels))
             if labels is None or labels[0] is not p.labels:
@@ -89,9 +91,9 @@ def pod_info_json(pods: Iterable[Pod]) -> dict[str, dict]:
                                  "priority": p.priority or 0, "boundBeforeRun": bool(p.node_name),
                                  "requests": requests[1]}
             if who[2] or who[3] != p.name:  # (a workload named after the pod is the pod's own)
-                made[kind] = (p.labels, p.owner_references, p.requests, info.copy())
+                made[kind] = (p.labels, p.owner_references, p.requests, info)
         if p.scheduling_gates:
-            info["gates"] = [getattr(g, "name", g) for g in p.scheduling_gates]
+            out[p.key] = {**info, "gates": [getattr(g, "name", g) for g in p.scheduling_gates]}
     return out
 
 

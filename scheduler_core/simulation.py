@@ -389,7 +389,7 @@ class Simulation:
             pods, self.scenario.config.profiles, self.scenario, list(self.node_infos.values()),
             self._matching_counts(), self._domain_counts())
         for key, indices in by_pod.items():
-            info[key]["spread"] = indices
+            info[key] = {**info[key], "spread": indices}  # (entries are shared: pod_info_json)
         return {"podInfo": info,
                 "boundPods": final_state.bound_pods_json(pods, self.evicted_by),
                 "spreadDomains": spread,

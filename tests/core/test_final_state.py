@@ -186,6 +186,22 @@ def test_pods_per_domain_counts_every_pod_on_each_domains_nodes() -> None:
     assert r["podsPerDomain"][ZONE] == {"domains": {"z1": 1, "z2": 1}, "withoutLabel": 1}
 
 
+def test_pods_sharing_their_objects_keep_their_gates_and_constraints_to_themselves() -> None:
+    """Pods of one workload share their pod info entry; the gates of one and the spread
+    constraints of another must show on that pod only."""
+    first = make_pod("a").labels(WEB).owner("ReplicaSet", "web").req(cpu=100).obj()
+    gated = replace_pod(first, name="b", scheduling_gates=("wait",))
+    spread = replace_pod(first, name="c", topology_spread_constraints=web_pending(1)[0].topology_spread_constraints)
+    plain = replace_pod(first, name="d")
+    assert gated.labels is first.labels and spread.owner_references is first.owner_references
+    r = run_both(Scenario(nodes=tuple(zones(0, 0)), pods=(first, gated, spread, plain)))
+    info = r["podInfo"]
+    assert info["default/b"]["gates"] == ["wait"]
+    assert info["default/c"]["spread"] == [0]
+    assert [sorted(set(info[f"default/{n}"]) & {"gates", "spread"}) for n in "abcd"] == [
+        [], ["gates"], ["spread"], []]
+
+
 def test_pod_info_names_the_gates_of_a_gated_pod() -> None:
     p = make_pod("held").gate("wait", "later").req(cpu=100).obj()
     r = run_both(Scenario(nodes=tuple(zones(0)), pods=(p,)))
