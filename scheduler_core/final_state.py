@@ -1,8 +1,8 @@
 """Facts about the cluster at the end of a run, for the dashboard to read instead of recount.
 
-``pod_info_json``: every pod of the scenario (bound before the run or pending) with its
-labels, controller owner, workload and priority. ``bound_pods_json``: the pods bound before
-the run, each with its node at the end (None once evicted). ``counts_json``: how many pods the run
+``pods_json``: every pod of the scenario (bound before the run or pending) with its
+labels, controller owner, workload and priority, and the pods bound before the run, each
+with its node at the end (None once evicted). ``counts_json``: how many pods the run
 scheduled, left pending, found bound and evicted, so that no page counts rows. ``spread_domains_json``: each
 PodTopologySpread constraint of the pods pending at the start, with the number of pods its
 selector matches in each domain at the end (pods bound before the run included), the global
@@ -52,27 +52,33 @@ def workload_of(pod: Pod) -> str:
     return pod.name
 
 
-def pod_info_json(pods: Iterable[Pod]) -> dict[str, dict]:
-    """pod key -> {labels, owner, workload, priority, boundBeforeRun, requests (cpu in
-    millicores, memory in bytes, those requested)} for every pod, and
-    ``gates`` (the scheduling gates' names) for a gated pod. The pods of a workload share one
-    entry (read-only, as its labels and requests maps: one who gets a field of its own gets
-    a copy)."""
+def pods_json(pods: Iterable[Pod], evicted_by: Mapping[str, dict]) -> tuple[dict[str, dict], list[dict]]:
+    """(podInfo, boundPods), in one pass over the pods.
+
+    podInfo: pod key -> {labels, owner, workload, priority, boundBeforeRun, requests (cpu in
+    millicores, memory in bytes, those requested)} for every pod, and ``gates`` (the scheduling
+    gates' names) for a gated pod. The pods of a workload share one entry (read-only, as its
+    labels and requests maps: one who gets a field of its own gets a copy).
+
+    boundPods: the pods bound before the run, in scenario order: the node they started on, the
+    node they end on (None when preempted: then ``evictedBy`` names the preemptor and the cycle)."""
     out = {}
+    bound = []
     copies: dict[int, tuple[Mapping[str, str], dict]] = {}  # id(labels) -> (labels, copy)
     # per (owner references, labels) objects: (them, owner, workload), where the workload is not the pod's
     # name; per requests mapping: (it, the cpu and memory requested). A workload's pods share these objects.
     owners: dict[tuple[int, int], tuple] = {}
     asked: dict[int, tuple] = {}
     # per (labels, owner references, requests) objects, priority and whether bound: (them, the entry a
-    # pod of theirs gets, copied for each; its labels and requests maps are shared, as read-only)
+    # pod of theirs gets; its labels and requests maps are shared, as read-only)
     made: dict[tuple, tuple] = {}
     for p in pods:
+        key = p.key
         kind = (id(p.labels), id(p.owner_references), id(p.requests), p.priority, bool(p.node_name))
         hit = made.get(kind)
         if hit is not None and hit[0] is p.labels and hit[1] is p.owner_references and \
                 hit[2] is p.requests:
-            info = out[p.key] = hit[3]
+            info = out[key] = hit[3]
         else:
             labels = copies.get(id(p.labels))
             if labels is None or labels[0] is not p.labels:
@@ -87,30 +93,21 @@ def pod_info_json(pods: Iterable[Pod]) -> dict[str, dict]:
             if requests is None or requests[0] is not p.requests:
                 requests = asked[id(p.requests)] = (p.requests, dict(
                     (r, p.requests[r]) for r in ("cpu", "memory") if p.requests.get(r)))
-            info = out[p.key] = {"labels": labels[1], "owner": who[2], "workload": who[3],
-                                 "priority": p.priority or 0, "boundBeforeRun": bool(p.node_name),
-                                 "requests": requests[1]}
+            info = out[key] = {"labels": labels[1], "owner": who[2], "workload": who[3],
+                               "priority": p.priority or 0, "boundBeforeRun": bool(p.node_name),
+                               "requests": requests[1]}
             if who[2] or who[3] != p.name:  # (a workload named after the pod is the pod's own)
                 made[kind] = (p.labels, p.owner_references, p.requests, info)
         if p.scheduling_gates:
-            out[p.key] = {**info, "gates": [getattr(g, "name", g) for g in p.scheduling_gates]}
-    return out
-
-
-def bound_pods_json(pods: Iterable[Pod], evicted_by: Mapping[str, dict]) -> list[dict]:
-    """The pods bound before the run, in scenario order: the node they started on, the node
-    they end on (None when preempted: then ``evictedBy`` names the preemptor and the cycle)."""
-    out = []
-    for p in pods:
-        if not p.node_name:
-            continue
-        gone = evicted_by.get(p.key)
-        entry = {"pod": p.key, "startNode": p.node_name,
-                 "node": None if gone else p.node_name, "evicted": bool(gone)}
-        if gone:
-            entry["evictedBy"] = gone
-        out.append(entry)
-    return out
+            out[key] = {**info, "gates": [getattr(g, "name", g) for g in p.scheduling_gates]}
+        if p.node_name:
+            gone = evicted_by.get(key)
+            entry = {"pod": key, "startNode": p.node_name,
+                     "node": None if gone else p.node_name, "evicted": bool(gone)}
+            if gone:
+                entry["evictedBy"] = gone
+            bound.append(entry)
+    return out, bound
 
 
 def counts_json(pods: list[dict], bound: list[dict], evicted: list[str], ignored: list[dict]) -> dict:

@@ -384,14 +384,14 @@ class Simulation:
         """Every pod's labels, owner and priority, where the pods bound before the run
         ended, and each spread constraint's final counts (``final_state.py``)."""
         pods = self.scenario.pods
-        info = final_state.pod_info_json(pods)
+        info, bound = final_state.pods_json(pods, self.evicted_by)
         spread, by_pod = final_state.spread_domains_json(
             pods, self.scenario.config.profiles, self.scenario, list(self.node_infos.values()),
             self._matching_counts(), self._domain_counts())
         for key, indices in by_pod.items():
-            info[key] = {**info[key], "spread": indices}  # (entries are shared: pod_info_json)
+            info[key] = {**info[key], "spread": indices}  # (entries are shared: pods_json)
         return {"podInfo": info,
-                "boundPods": final_state.bound_pods_json(pods, self.evicted_by),
+                "boundPods": bound,
                 "spreadDomains": spread,
                 "podsPerDomain": final_state.pods_per_domain_json(self.node_infos.values())}
 
