@@ -16,10 +16,11 @@ from hypothesis import given, settings, strategies as st
 
 from scheduler_core.api import simulate
 from scheduler_core.framework.types import NodeInfo
+from scheduler_core.k8s.types import replace_pod
 from scheduler_core.plugins.podtopologyspread.domain_cache import DomainCountCache
-from scheduler_core.scenario import load_scenario
+from scheduler_core.scenario import Scenario, load_scenario
 from tests.bench.generate import generate, to_yaml
-from tests.core.wrappers import make_node, make_pod
+from tests.core.wrappers import make_node, make_pod, selector
 
 ZONES = ["z1", "z2", "z3", "z4"]
 APPS = ["web", "api", "db"]
@@ -288,3 +289,27 @@ def test_nodes_rejected_without_their_lower_priority_pods_are_told_without_a_dry
     tried = simulate(load_scenario(text), seed=seed, detail=True)
     assert json.dumps(screened, sort_keys=True, default=str) == json.dumps(tried, sort_keys=True, default=str)
     assert {"PodTopologySpread", "NodeResourcesFit"} <= set(told) and None in told
+
+
+def test_pods_sharing_their_labels_are_scored_by_their_own_preferred_pod_affinity() -> None:
+    """The fast path keeps InterPodAffinity's matched terms per kind of incoming pod; two pods
+    with one labels object (as the loader shares them) but different preferred terms must
+    each be drawn to their own peers: near-db to the db's zone, near-cache to the cache's."""
+    zone = "topology.kubernetes.io/zone"
+    nodes = tuple(make_node(f"n{i}").zone(f"z{i}").capacity(cpu=4000, pods=20).obj() for i in (1, 2))
+    db = make_pod("db").label("app", "db").node("n1").req(cpu=100).obj()
+    cache = make_pod("cache").label("app", "cache").node("n2").req(cpu=100).obj()
+    near_db = make_pod("near-db").label("app", "client").req(cpu=100) \
+        .pod_affinity(zone, selector({"app": "db"}), weight=100).obj()
+    near_cache = replace_pod(near_db, name="near-cache", affinity=make_pod("x").pod_affinity(
+        zone, selector({"app": "cache"}), weight=100).obj().affinity)
+    assert near_cache.labels is near_db.labels
+    # (one of each kind already runs, so binding the first incoming pod makes no class or group
+    # present that was not: nothing but the terms tells the two kinds apart)
+    running = (replace_pod(near_db, name="old-near-db", node_name="n1"),
+               replace_pod(near_cache, name="old-near-cache", node_name="n2"))
+    scenario = Scenario(nodes=nodes, pods=(db, cache, *running, near_db, near_cache))
+    for fast in (True, False):
+        r = simulate(scenario, detail=False, fast=fast)
+        assert {p["pod"]: p["node"] for p in r["pods"]} == {
+            "default/near-db": "n1", "default/near-cache": "n2"}, fast

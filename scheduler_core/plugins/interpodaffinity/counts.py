@@ -83,6 +83,11 @@ class PodCounts:
         self._class_ids: dict[Hashable, int] = {}
         self._group_of_terms: dict[tuple[int, int, int, int], tuple[tuple, int]] = {}
         self._group_ids: dict[tuple, int] = {}
+        # moved whenever a class or group gains its first pod or loses its last (what _present
+        # lists), and PreScore's matched terms per incoming pod kind, valid at that version
+        self._present_version = 0
+        self._score_plans: dict[tuple, tuple] = {}
+        self._score_plans_version = 0
 
     # --- keeping up with the nodes ------------------------------------------------------
 
@@ -232,11 +237,14 @@ class PodCounts:
 
     def _apply(self, key: Hashable, name: str, labels: Mapping[str, str], d: int) -> None:
         per_node = self._on_nodes.setdefault(key, {})
+        empty = not per_node
         n = per_node.get(name, 0) + d
         if n:
             per_node[name] = n
         else:
             del per_node[name]
+        if empty != (not per_node):
+            self._present_version += 1
         for tk in self._keys_of.get(key, ()):
             tv = labels.get(tk)
             if tv is None:
@@ -333,39 +341,54 @@ class PodCounts:
             names = self._value_names[tk]
             into.add(tk, names, self._vectors[(key, tk)][:len(names)].copy())
 
+    def _score_plan(self, s: PreScoreState, all_pods: bool, hard_pod_affinity_weight: int) -> list:
+        """The (class or group, topology key, weight) that PreScore adds up for the incoming pod,
+        in the order the reference meets them: its preferred terms matched against each class
+        present (all_pods), then each group's terms against it. The same for every pod with the
+        same terms objects, labels object, namespace and namespace labels while the classes and
+        groups present stay the same (a workload's pods share those objects)."""
+        incoming = s.pod_info.pod
+        ns_labels = s.namespace_labels
+        pa, paa = s.pod_info.preferred_affinity_terms, s.pod_info.preferred_anti_affinity_terms
+        if self._score_plans_version != self._present_version or len(self._score_plans) > 4096:
+            self._score_plans, self._score_plans_version = {}, self._present_version
+        which = (all_pods, hard_pod_affinity_weight, id(pa), id(paa), id(incoming.labels),
+                 incoming.namespace, tuple(ns_labels.items()))
+        hit = self._score_plans.get(which)
+        if hit is not None:  # (the entry keeps the objects, and so their ids)
+            return hit[1]
+        wanted: list[tuple[Hashable, str, int]] = []
+        if all_pods:  # the incoming pod's preferred terms against every existing pod
+            classes = self._present(self._classes)
+            for terms, sign in ((pa, 1), (paa, -1)):
+                for wt in terms:
+                    t = wt.term
+                    for key, rep in classes:
+                        if t.matches(rep, NO_NAMESPACE_LABELS):
+                            wanted.append((key, t.topology_key, wt.weight * sign))
+        for key, rep in self._present(self._groups):  # existing pods' terms against it
+            if hard_pod_affinity_weight > 0:
+                for t in rep.required_affinity_terms:
+                    if t.matches(incoming, ns_labels):
+                        wanted.append((key, t.topology_key, hard_pod_affinity_weight))
+            for terms, sign in ((rep.preferred_affinity_terms, 1),
+                                (rep.preferred_anti_affinity_terms, -1)):
+                for wt in terms:
+                    t = wt.term
+                    if t.matches(incoming, ns_labels):
+                        wanted.append((key, t.topology_key, wt.weight * sign))
+        self._score_plans[which] = ((pa, paa, incoming.labels), wanted)
+        return wanted
+
     def topology_score(self, s: PreScoreState, all_pods: bool,
                        hard_pod_affinity_weight: int) -> bool:
         """PreScore's sums (s.set_vectors: per topology key, arrays over its values, from
         which s.topology_score is the map the reference builds); False when nothing
         contributed."""
         parts: dict[str, list[tuple[np.ndarray, int]]] = {}
-
-        def add(key: Hashable, tk: str, weight: int) -> None:
+        for key, tk, weight in self._score_plan(s, all_pods, hard_pod_affinity_weight):
             if self._by_value(key, tk):
                 parts.setdefault(tk, []).append((self._vectors[(key, tk)], weight))
-
-        incoming = s.pod_info.pod
-        if all_pods:  # the incoming pod's preferred terms against every existing pod
-            classes = self._present(self._classes)
-            for terms, sign in ((s.pod_info.preferred_affinity_terms, 1),
-                                (s.pod_info.preferred_anti_affinity_terms, -1)):
-                for wt in terms:
-                    t = wt.term
-                    for key, rep in classes:
-                        if t.matches(rep, NO_NAMESPACE_LABELS):
-                            add(key, t.topology_key, wt.weight * sign)
-        ns_labels = s.namespace_labels
-        for key, rep in self._present(self._groups):  # existing pods' terms against it
-            if hard_pod_affinity_weight > 0:
-                for t in rep.required_affinity_terms:
-                    if t.matches(incoming, ns_labels):
-                        add(key, t.topology_key, hard_pod_affinity_weight)
-            for terms, sign in ((rep.preferred_affinity_terms, 1),
-                                (rep.preferred_anti_affinity_terms, -1)):
-                for wt in terms:
-                    t = wt.term
-                    if t.matches(incoming, ns_labels):
-                        add(key, t.topology_key, wt.weight * sign)
         vectors = {}
         for tk, found in parts.items():
             names = self._value_names[tk]

@@ -69,6 +69,7 @@ class InterPodAffinity(Plugin):
         self.handle = handle
         # fast path: pod counts per topology pair kept across cycles (None: recount each cycle)
         self.counts = PodCounts() if getattr(handle, "fast", False) else None
+        self._merged_memo: dict[tuple[int, int], tuple] = {}  # _merged_once
 
     # --- helpers ---------------------------------------------------------------------
 
@@ -79,12 +80,30 @@ class InterPodAffinity(Plugin):
 
     def _merged(self, terms: Sequence[AffinityTerm]) -> tuple[AffinityTerm, ...]:
         ns = self._namespaces()
-        return tuple(merge_affinity_term_namespaces(t, ns) for t in terms)
+        return self._merged_once(terms, ns, lambda: tuple(
+            merge_affinity_term_namespaces(t, ns) for t in terms))
 
     def _merged_weighted(self, terms) -> tuple:
         ns = self._namespaces()
-        return tuple(dataclasses.replace(wt, term=merge_affinity_term_namespaces(wt.term, ns))
-                     for wt in terms)
+        return self._merged_once(terms, ns, lambda: tuple(
+            dataclasses.replace(wt, term=merge_affinity_term_namespaces(wt.term, ns)) for wt in terms))
+
+    def _merged_once(self, terms: tuple, ns: Mapping[str, Mapping[str, str]], merge) -> tuple:
+        """merge(), once per terms tuple and namespaces: a workload's pods share their terms
+        tuples, so they share the merged ones too (PodCounts' PreScore plan is kept per
+        those)."""
+        if not terms:
+            return ()
+        memo = self._merged_memo
+        key = (id(terms), id(ns) if ns else 0)
+        hit = memo.get(key)
+        if hit is not None:  # (the entry keeps terms and ns, and so their ids)
+            return hit[2]
+        if len(memo) > 4096:
+            memo.clear()
+        merged = merge()
+        memo[key] = (terms, ns, merged)
+        return merged
 
     # --- PreFilter / PreFilterExtensions / Filter (filtering.go) ---------------------
 
