@@ -10,6 +10,7 @@ a 5,000-node cluster does not make every explanation 5,000 entries long.)
 """
 from __future__ import annotations
 
+import operator
 from typing import Iterable, Mapping, Sequence
 
 from .framework.interface import Status
@@ -112,6 +113,9 @@ def spread_constraints_json(pods: Iterable[Pod]) -> list[dict]:
     return list(seen.values())
 
 
+_POD_KEY = operator.attrgetter("pod.key")
+
+
 def node_summary(ni: NodeInfo) -> dict:
     """A node's final state: labels, taints, allocatable vs requested, its pods."""
     node = ni.node
@@ -124,7 +128,7 @@ def node_summary(ni: NodeInfo) -> dict:
                         "pods": ni.allocatable.allowed_pod_number},
         "requested": {"cpu": ni.requested.milli_cpu, "memory": ni.requested.memory,
                       "pods": len(ni.pods)},
-        "pods": sorted(pi.pod.key for pi in ni.pods),
+        "pods": sorted(map(_POD_KEY, ni.pods)),
     }
 
 
