@@ -43,12 +43,15 @@ def build_frameworks(scenario, data: HandleData) -> dict[str, Framework]:
 def build_node_infos(scenario) -> dict[str, NodeInfo]:
     """NodeInfos in node order with the bound pods added (the scheduler cache)."""
     infos = {n.name: NodeInfo(n) for n in scenario.nodes}
-    bound: dict[str, list[PodInfo]] = {}
+    bound: dict[str, list[PodInfo]] = {name: [] for name in infos}
     for p in scenario.pods:
-        if p.node_name and p.node_name in infos:
-            bound.setdefault(p.node_name, []).append(new_pod_info(p))
+        if p.node_name:
+            on = bound.get(p.node_name)
+            if on is not None:
+                on.append(new_pod_info(p))
     for name, pods in bound.items():
-        infos[name].add_pod_infos(pods)
+        if pods:
+            infos[name].add_pod_infos(pods)
     _image_states(infos)
     return infos
 
