@@ -224,14 +224,14 @@ class PodCounts:
 
     def _group_key(self, pi: PodInfo) -> int | None:
         """The number of the pod's group (its four term tuples), None without terms."""
-        terms = (pi.required_affinity_terms, pi.required_anti_affinity_terms,
-                 pi.preferred_affinity_terms, pi.preferred_anti_affinity_terms)
-        if not any(terms):
-            return None
-        ids = tuple(map(id, terms))
+        ids = (id(pi.required_affinity_terms), id(pi.required_anti_affinity_terms),
+               id(pi.preferred_affinity_terms), id(pi.preferred_anti_affinity_terms))
         hit = self._group_of_terms.get(ids)
         if hit is None:
-            key = self._group_ids.setdefault(terms, 2 * len(self._group_ids) + 1)
+            terms = (pi.required_affinity_terms, pi.required_anti_affinity_terms,
+                     pi.preferred_affinity_terms, pi.preferred_anti_affinity_terms)
+            key = self._group_ids.setdefault(terms, 2 * len(self._group_ids) + 1) \
+                if any(terms) else None
             hit = self._group_of_terms[ids] = (terms, key)  # (it keeps the tuples, and their ids)
         return hit[1]
 
