@@ -143,25 +143,32 @@ class ColumnarFramework:
         state.skip_score_plugins = skip
         plugins = [pl for pl in self.score_plugins if pl.NAME not in skip]
         weights = self.profile.weights
-        total = 0
+        total = None  # the weighted sum of the plugins' arrays, and of their constant scores:
+        constant = 0  # (integers: the order of the additions changes nothing)
         arrays: list = []
         raws: list = []
         for pl in plugins:
             # a plugin whose normalized score is the same on every node (no node has the
             # pod's images, no PreferNoSchedule taint anywhere) answers with one int
             s = pl.constant_score(state, pod)
+            w = weights.get(pl.NAME, 1)
             if s is None:
                 raw = pl.score(state, pod, idx)
                 s = pl.normalize(state, pod, raw)
                 if not pl.SCORES_IN_RANGE:
                     _check_range(pl.NAME, s)
+                part = s if w == 1 else s * w
+                total = part.copy() if total is None and part is s else \
+                    part if total is None else total + part  # (total is always its own array)
             else:
                 raw = pl.constant_raw(state, pod, s)
+                constant += s * w
             arrays.append(s)
             raws.append(raw)
-            total = total + s * weights.get(pl.NAME, 1)
-        if not isinstance(total, np.ndarray):
-            total = np.full(len(idx), total, np.int64)
+        if total is None:
+            total = np.full(len(idx), constant, np.int64)
+        elif constant:
+            total += constant
         return total, [pl.NAME for pl in plugins], arrays, raws
 
     # --- explanations ------------------------------------------------------------------

@@ -400,3 +400,25 @@ def test_a_dry_run_after_node_resources_fit_still_asks_the_plugins_between_it_an
     [attempt] = fast["preemptions"].values()
     assert [(g["plugin"], g["count"]) for g in attempt["rejectedNodes"]] == [("TaintToleration", 2)]
     assert {p["pod"]: p["node"] for p in fast["pods"]}["default/preemptor"] == "n2"
+
+
+ONE_SCORE_ARRAY = """  plugins:
+    score:
+      disabled: [{name: "*"}]
+      enabled: [{name: TaintToleration}, {name: NodeResourcesFit}]
+"""
+
+
+def test_a_single_scored_array_keeps_its_own_scores_beside_constant_ones(kernels_on) -> None:
+    """TaintToleration scores every untainted node alike (one constant), NodeResourcesFit each node
+    its own: the weighted total adds both, and the explanation still shows NodeResourcesFit's own
+    scores, on both paths."""
+    objs = [_node_of_4_cpus(i) for i in range(3)]
+    objs += [_pod_of_priority("old", "1", 0, node_name="n0"), _pod_of_priority("new", "500m", 0), config(
+        ONE_SCORE_ARRAY)]
+    fast, ref = both(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objs}), 1)
+    assert same(fast, ref)
+    scores = fast["explanations"]["default/new"]["scores"]
+    nodes = {n["node"]: n for n in scores["nodes"]}
+    assert nodes["n0"]["plugins"] == {"TaintToleration": 100, "NodeResourcesFit": 80}
+    assert nodes["n0"]["total"] == 100 * scores["weights"]["TaintToleration"] + 80
