@@ -21,7 +21,7 @@ _tried = False
 
 # Clusters this large use the kernels (WHATIF_KERNEL_MIN_NODES overrides; tests set 0).
 MIN_NODES = int(os.environ.get("WHATIF_KERNEL_MIN_NODES", "1000"))
-KERNELS = ("least_allocated", "balanced", "default_normalize", "spread_add_domain",
+KERNELS = ("least_allocated", "balanced", "default_normalize", "interpod_normalize", "spread_add_domain",
            "spread_add_hostname", "spread_round", "spread_normalize", "fit_ok",
            "first_feasible", "present_min", "spread_filter", "fit_keys")
 
@@ -89,6 +89,27 @@ def default_normalize(scores, reverse):
         else:
             v = 100 * scores[k] // top
             out[k] = 100 - v if reverse else v
+    return out
+
+
+def interpod_normalize(scores):
+    """InterPodAffinity's NormalizeScore: int(100.0 * ((s - min) / (max - min))), zeros when
+    every score is the same."""
+    out = np.zeros(len(scores), np.int64)
+    if len(scores) == 0:
+        return out
+    low = scores[0]
+    high = scores[0]
+    for v in scores:
+        if v < low:
+            low = v
+        if v > high:
+            high = v
+    if high == low:
+        return out
+    diff = float(high - low)
+    for k in range(len(scores)):
+        out[k] = np.int64(100.0 * (float(scores[k] - low) / diff))
     return out
 
 
@@ -235,6 +256,7 @@ def warm() -> None:
     least_allocated(i64 + 1, i64 + 1, i64, i64, idx, 1, 1, 1, 1)
     balanced(i64 + 1, i64 + 1, i64, i64, idx, 1, 1)
     default_normalize(i64, True)
+    interpod_normalize(i64)
     spread_add_domain(acc, idx, i64, ok, i64, 1.0, 0.0)
     spread_add_hostname(acc, idx, i64, ok, 1.0, 0.0, np.zeros(1, np.int64))
     spread_round(acc, ok[:1])

@@ -22,6 +22,7 @@ from ...framework.types import PodInfo
 from ...k8s.types import Pod
 from ...plugins.interpodaffinity import filtering, scoring
 from ...plugins.interpodaffinity.plugin import INTER_POD_AFFINITY
+from .. import kernels
 from . import ColumnarPlugin
 
 
@@ -208,6 +209,8 @@ class InterPodAffinity(ColumnarPlugin):
         s = state.read(scoring.PRE_SCORE_STATE_KEY)
         if s.empty() or len(scores) == 0:
             return scores
+        if kernels.numba is not None and len(scores) >= 64:
+            return kernels.interpod_normalize(scores)
         low, high = int(scores.min()), int(scores.max())
         if high == low:
             return np.zeros(len(scores), np.int64)
