@@ -101,6 +101,11 @@ class _NodeToStatus(Mapping):
         """The status of the k-th node listed (in node order), without a lookup by name."""
         return self._of_id[int(self._ids[k])]
 
+    def many(self, positions: list[int]) -> list[Status]:
+        """at(k) for each k of positions, in their order."""
+        of_id = self._of_id
+        return [of_id[s] for s in self._ids[positions].tolist()] if positions else []
+
     def after_fit(self, k: int) -> Status | None:
         """The status the cycle's Filter plugins after NodeResourcesFit gave the k-th node
         listed (the first of them to reject it), None when they all let it through; worked out

@@ -110,6 +110,11 @@ class _Listed(Sequence):
             return [self.node_map[name] for name in self.names[i]]
         return self.node_map[self.names[i]]
 
+    def many(self, positions: list[int]) -> list[NodeInfo]:
+        """The NodeInfos at positions, in their order."""
+        names, node_map = self.names, self.node_map
+        return [node_map[names[i]] for i in positions]
+
 
 class WalkStatuses(Mapping):
     """The statuses of a dry run's walk (node name -> Status, in walk order) as the walk left
@@ -328,12 +333,17 @@ class Evaluator:
         k = int(tried.searchsorted(offset))
         # (a node the plugin can tell is rejected even without its lower-priority pods is not tried)
         hopeless = getattr(self.interface, "rejected_without_victims", None)
-        for i in [*tried[k:].tolist(), *tried[:k].tolist()]:
-            ni = potential[i]
+        order = [*tried[k:].tolist(), *tried[:k].tolist()]
+        # (the walk's nodes, and their statuses in the failed cycle, looked up in one go)
+        nodes = potential.many(order) if isinstance(potential, _Listed) else [potential[i] for i in order]
+        many = getattr(getattr(seen, "__self__", None), "many", None)
+        seens = many(order) if many is not None else [seen(i) for i in order] if seen is not None \
+            else [None] * len(order)
+        for i, ni, seen_i in zip(order, nodes, seens):
             st = None if hopeless is None else \
                 hopeless(state, pod, ni) if seen is None else \
-                hopeless(state, pod, ni, seen(i)) if after_fit is None else \
-                hopeless(state, pod, ni, seen(i), partial(after_fit, i))
+                hopeless(state, pod, ni, seen_i) if after_fit is None else \
+                hopeless(state, pod, ni, seen_i, partial(after_fit, i))
             if st is not None:
                 failed[i] = same.setdefault(st, st)
                 continue
