@@ -57,6 +57,10 @@ class Nominator:
         """NominatedPodsForNode: the PodInfos nominated to ``node_name``."""
         return list(self._by_node.get(node_name, ()))
 
+    def nominated_nodes(self):
+        """The names of the nodes some pod is nominated to (a live view)."""
+        return self._by_node.keys()
+
     def items(self):
         """(node name, nominated PodInfos) pairs."""
         return self._by_node.items()
@@ -295,6 +299,10 @@ class Framework:
             if st is not None and st.code:
                 return _stamped(st, pl.NAME)
         return None
+
+    def nominated_nodes(self):
+        """The names of the nodes some pod is nominated to (a live view)."""
+        return self.data.nominator.nominated_nodes()
 
     def adds_nominated_pods(self, pod: Pod, node_name: str) -> bool:
         """Whether RunFilterPluginsWithNominatedPods would add a pod nominated to the node (one of

@@ -135,6 +135,7 @@ class DefaultPreemption(Plugin):
         self.handle = handle
         self.evaluator = Evaluator(self.NAME, handle, self)
         self._plan: tuple | None = None  # (state, pod, _resources_only_plan's) of the last dry run
+        self._nominated: tuple | None = None  # (state, pod, _nominated_here's) of the last dry run
         self._fit_plan: tuple | None = None  # (state, pod, _fit_first's, its index) of the last dry run
         self._questions: dict[tuple, tuple] = {}  # _resources_only_plan's questions, one object each
         # (state, pod, node) whose screen found every Filter plugin passing it without its victims
@@ -275,7 +276,11 @@ class DefaultPreemption(Plugin):
         and SUCCESS where NodeResourcesFit would let the node through: every Filter plugin up to it
         then passes the node without potential (the caller asks only those after it)."""
         fit = self._fit_first(state, pod)
-        if fit is None or node_info.below is None or self.handle.adds_nominated_pods(pod, node_info.name):
+        if fit is None or node_info.below is None:
+            return None
+        here = self._nominated_here(state, pod)
+        if (node_info.name in here[1]) if here is not None else \
+                self.handle.adds_nominated_pods(pod, node_info.name):
             return None
         below = node_info.below
         verdict = (_FIT, id(fit), pod.priority, self._request_key(state))  # (kept with the node's pods)
@@ -294,6 +299,21 @@ class DefaultPreemption(Plugin):
         if verdict[3] is not None:
             below[verdict] = st
         return st
+
+    def _nominated_here(self, state: "CycleState", pod: Pod) -> tuple | None:
+        """(the nodes some pod is nominated to, those where RunFilterPluginsWithNominatedPods would
+        add one for pod), worked out once per dry run (nominations do not change during one); None
+        when the handle cannot list them."""
+        known = self._nominated
+        if known is not None and known[0] is state and known[1] is pod:
+            return known[2]
+        names = getattr(self.handle, "nominated_nodes", None)
+        here = None
+        if names is not None:
+            nominated = frozenset(names())
+            here = (nominated, frozenset(n for n in nominated if self.handle.adds_nominated_pods(pod, n)))
+        self._nominated = (state, pod, here)
+        return here
 
     def _fit_first(self, state: "CycleState", pod: Pod):
         """The NodeResourcesFit plugin when every Filter plugin before it is skipped, reads the
@@ -412,7 +432,11 @@ class DefaultPreemption(Plugin):
                         potential: list[PodInfo] | None):
         """The NodeResourcesFit plugin when it alone can tell a change of the potential victims
         on node_info (see select_victims_by_resources), else None."""
-        if not potential or self.handle.nominated_pods_for_node(node_info.name):
+        if not potential:
+            return None
+        here = self._nominated_here(state, pod)
+        if (node_info.name in here[0]) if here is not None else \
+                self.handle.nominated_pods_for_node(node_info.name):
             return None
         plan = self._plan
         if plan is None or plan[0] is not state or plan[1] is not pod:
