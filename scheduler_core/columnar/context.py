@@ -66,7 +66,9 @@ class Context:
         (``Decoder.interned``, namespaces interned). The entry keeps ``parts`` alive, so
         an id in a key can only ever name that object. Equal parts that are distinct
         objects only compute again; the callers' own caches then match them by value."""
-        key = (name,) + tuple(map(id, parts))
+        n = len(parts)
+        key = (name, id(parts[0])) if n == 1 else (name, id(parts[0]), id(parts[1])) if n == 2 \
+            else (name,) + tuple(map(id, parts))
         hit = self._templates.get(key)
         if hit is not None:
             return hit[1]
