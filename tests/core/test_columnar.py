@@ -422,3 +422,24 @@ def test_a_single_scored_array_keeps_its_own_scores_beside_constant_ones(kernels
     nodes = {n["node"]: n for n in scores["nodes"]}
     assert nodes["n0"]["plugins"] == {"TaintToleration": 100, "NodeResourcesFit": 80}
     assert nodes["n0"]["total"] == 100 * scores["weights"]["TaintToleration"] + 80
+
+
+def test_a_nominated_pods_memory_counts_against_a_pod_of_no_higher_priority(kernels_on) -> None:
+    """RunFilterPluginsWithNominatedPods adds a pod nominated to a node, of at least the incoming pod's
+    priority, before NodeResourcesFit: its memory, not only its cpu, leaves the node too small."""
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n0", "labels": {
+        "kubernetes.io/hostname": "n0"}}, "status": {"allocatable": {"cpu": "4", "memory": "1Gi", "pods": "10"}}}
+
+    def pod(name, memory, created, **status):
+        return {"apiVersion": "v1", "kind": "Pod", "status": status, "metadata": {
+            "name": name, "namespace": "default", "creationTimestamp": created}, "spec": {
+            "containers": [{"name": "c", "image": "app", "resources": {"requests": {
+                "cpu": "100m", "memory": memory}}}]}}
+
+    first = pod("first", "400Mi", "2026-01-01T00:00:00Z")
+    nominated = pod("nominated", "800Mi", "2026-01-01T00:00:01Z", nominatedNodeName="n0")
+    fast, ref = both(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": [node, first, nominated]}), 1)
+    assert same(fast, ref)
+    rows = {p["pod"]: p for p in fast["pods"]}
+    assert rows["default/first"]["node"] is None
+    assert rows["default/nominated"]["node"] == "n0"

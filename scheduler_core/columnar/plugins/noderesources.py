@@ -84,10 +84,7 @@ class Fit(ColumnarPlugin):
         if kernels.available(t.n) and not (r.ephemeral_storage or r.scalar_resources):
             keys = kernels.fit_keys(t.room_pods, t.free_cpu, t.free_mem, t.alloc_cpu, t.alloc_mem,
                                     np.asarray(idx, np.intp), r.milli_cpu, r.memory)
-            reasons = [fit.ERR_REASON_TOO_MANY_PODS] + [
-                fit.ERR_REASON_INSUFFICIENT.format(name)
-                for name, want in ((CPU, r.milli_cpu), (MEMORY, r.memory)) if want > 0]
-            return self._interned(keys, reasons)
+            return self._interned(keys, self._reasons(r))
         return self._statuses(state, idx, t.room_pods[idx], t.free_cpu[idx], t.free_mem[idx],
                               (t.alloc_eph - t.req_eph)[idx], {})
 
@@ -98,9 +95,21 @@ class Fit(ColumnarPlugin):
         if key is None or self._added_key != key:
             self._added_key, self._added = key, _added_requests(added, self._sums_of)
         count, cpu, mem, eph, scalar = self._added
+        r = self._request(state)
+        if kernels.available(t.n) and not (r.ephemeral_storage or r.scalar_resources):
+            return self._interned(kernels.fit_keys_with(
+                t.room_pods, t.free_cpu, t.free_mem, t.alloc_cpu, t.alloc_mem, np.asarray(idx, np.intp),
+                count, cpu, mem, r.milli_cpu, r.memory), self._reasons(r))
         return self._statuses(state, idx, t.room_pods[idx] - count, t.free_cpu[idx] - cpu,
                               t.free_mem[idx] - mem, (t.alloc_eph - t.req_eph)[idx] - eph,
                               scalar)
+
+    @staticmethod
+    def _reasons(r: Resource) -> list[str]:
+        """fit_keys' reasons, bit by bit: too many pods, then cpu and memory where requested."""
+        return [fit.ERR_REASON_TOO_MANY_PODS] + [
+            fit.ERR_REASON_INSUFFICIENT.format(name)
+            for name, want in ((CPU, r.milli_cpu), (MEMORY, r.memory)) if want > 0]
 
     def _statuses(self, state: CycleState, idx: np.ndarray, room, free_cpu, free_mem,
                   free_eph, extra_scalar: dict) -> np.ndarray:
