@@ -239,16 +239,20 @@ class FilterResult:
 
     def _with(self, idx: np.ndarray, added: Sequence[Sequence[PodInfo]], key) -> None:
         ids = np.zeros(len(idx), np.int32)
-        todo = np.arange(len(idx))
+        todo = None  # positions still passing (None: all of them, as idx and added)
+        now_idx, now_added = idx, added
         for unit, _ in self.units:
+            got = unit.filter_status_with(self.state, self.pod, now_idx, now_added,
+                                          key if todo is None else None)
+            failed = got != 0
+            if not _ANY(failed):
+                continue
+            at = np.arange(len(idx)) if todo is None else todo
+            ids[at[failed]] = got[failed]
+            todo = at[~failed]
             if len(todo) == 0:
                 break
-            part = None if key is None or len(todo) < len(idx) else key
-            got = unit.filter_status_with(self.state, self.pod, idx[todo],
-                                          [added[k] for k in todo], part)
-            failed = got != 0
-            ids[todo[failed]] = got[failed]
-            todo = todo[~failed]
+            now_idx, now_added = idx[todo], [added[k] for k in todo.tolist()]
         failed = ids != 0
         if _ANY(failed):
             if self.override is None:
