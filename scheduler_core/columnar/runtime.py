@@ -158,8 +158,10 @@ class ColumnarFramework:
                 if not pl.SCORES_IN_RANGE:
                     _check_range(pl.NAME, s)
                 part = s if w == 1 else s * w
-                total = part.copy() if total is None and part is s else \
-                    part if total is None else total + part  # (total is always its own array)
+                if total is None:
+                    total = part.copy() if part is s else part  # (an array of its own)
+                else:
+                    total = total + part
             else:
                 raw = pl.constant_raw(state, pod, s)
                 constant += s * w

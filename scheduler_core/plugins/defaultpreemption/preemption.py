@@ -334,7 +334,8 @@ class Evaluator:
         # (a node the plugin can tell is rejected even without its lower-priority pods is not tried)
         hopeless = getattr(self.interface, "rejected_without_victims", None)
         order = [*tried[k:].tolist(), *tried[:k].tolist()]
-        # (the walk's nodes, and their statuses in the failed cycle, looked up in one go)
+        # (the walk's nodes, and their statuses in the failed cycle, looked up in one go: on the
+        # columnar path seen is the failed cycle's _NodeToStatus.at, whose object answers many at once)
         nodes = potential.many(order) if isinstance(potential, _Listed) else [potential[i] for i in order]
         many = getattr(getattr(seen, "__self__", None), "many", None)
         seens = many(order) if many is not None else [seen(i) for i in order] if seen is not None \
