@@ -23,7 +23,7 @@ _tried = False
 MIN_NODES = int(os.environ.get("WHATIF_KERNEL_MIN_NODES", "1000"))
 KERNELS = ("least_allocated", "balanced", "default_normalize", "interpod_normalize", "spread_add_domain",
            "spread_add_hostname", "spread_round", "spread_normalize", "fit_ok",
-           "first_feasible", "present_min", "spread_filter", "fit_keys", "fit_keys_with")
+           "first_feasible", "present_min", "spread_filter", "fit_keys")
 
 
 def available(n: int) -> bool:
@@ -174,35 +174,13 @@ def fit_ok(room_pods, free_cpu, free_mem, q_cpu, q_mem):
     return out
 
 
-def fit_keys(room_pods, free_cpu, free_mem, alloc_cpu, alloc_mem, idx, q_cpu, q_mem):
+def fit_keys(room_pods, free_cpu, free_mem, alloc_cpu, alloc_mem, idx, add_count, add_cpu, add_mem,
+             q_cpu, q_mem):
     """NodeResourcesFit's verdict on nodes idx as Fit._statuses keys them (cpu and memory
-    requests only): bit 1 too many pods, then one bit per requested resource in the order cpu,
-    memory (the next bit up for each) set when it is short, and bit 0 when a short resource is
-    above the node's whole allocatable."""
-    out = np.empty(len(idx), np.int64)
-    for k in range(len(idx)):
-        i = idx[k]
-        key = 2 if room_pods[i] < 1 else 0
-        bit = 2
-        if q_cpu > 0:
-            if free_cpu[i] < q_cpu:
-                key |= 1 << bit
-                if alloc_cpu[i] < q_cpu:
-                    key |= 1
-            bit += 1
-        if q_mem > 0:
-            if free_mem[i] < q_mem:
-                key |= 1 << bit
-                if alloc_mem[i] < q_mem:
-                    key |= 1
-        out[k] = key
-    return out
-
-
-def fit_keys_with(room_pods, free_cpu, free_mem, alloc_cpu, alloc_mem, idx, add_count, add_cpu, add_mem,
-                  q_cpu, q_mem):
-    """fit_keys with the k-th node's nominated pods added (add_count[k] more pods, add_cpu[k] and
-    add_mem[k] more requested)."""
+    requests only), with the k-th node's nominated pods added (add_count[k] more pods, add_cpu[k]
+    and add_mem[k] more requested; zeros without): bit 1 too many pods, then one bit per
+    requested resource in the order cpu, memory (the next bit up for each) set when it is short,
+    and bit 0 when a short resource is above the node's whole allocatable."""
     out = np.empty(len(idx), np.int64)
     for k in range(len(idx)):
         i = idx[k]
@@ -289,5 +267,4 @@ def warm() -> None:
     first_feasible(ok, 0, 1)
     present_min(i64, idx)
     spread_filter(np.zeros(2, np.int32), ok.copy(), np.zeros(2, np.intp), i64, 1, 1, 2)
-    fit_keys(i64, i64, i64, i64, i64, np.zeros(1, np.intp), 1, 1)
-    fit_keys_with(i64, i64, i64, i64, i64, np.zeros(1, np.intp), i64, i64, i64, 1, 1)
+    fit_keys(i64, i64, i64, i64, i64, np.zeros(1, np.intp), i64, i64, i64, 1, 1)

@@ -82,8 +82,10 @@ class Fit(ColumnarPlugin):
     def filter_status(self, state: CycleState, pod: Pod, idx: np.ndarray) -> np.ndarray:
         t, r = self.ctx.table, self._request(state)
         if kernels.available(t.n) and not (r.ephemeral_storage or r.scalar_resources):
+            idx = np.asarray(idx, np.intp)
+            none = np.zeros(len(idx), INT)
             keys = kernels.fit_keys(t.room_pods, t.free_cpu, t.free_mem, t.alloc_cpu, t.alloc_mem,
-                                    np.asarray(idx, np.intp), r.milli_cpu, r.memory)
+                                    idx, none, none, none, r.milli_cpu, r.memory)
             return self._interned(keys, self._reasons(r))
         return self._statuses(state, idx, t.room_pods[idx], t.free_cpu[idx], t.free_mem[idx],
                               (t.alloc_eph - t.req_eph)[idx], {})
@@ -97,7 +99,7 @@ class Fit(ColumnarPlugin):
         count, cpu, mem, eph, scalar = self._added
         r = self._request(state)
         if kernels.available(t.n) and not (r.ephemeral_storage or r.scalar_resources):
-            return self._interned(kernels.fit_keys_with(
+            return self._interned(kernels.fit_keys(
                 t.room_pods, t.free_cpu, t.free_mem, t.alloc_cpu, t.alloc_mem, np.asarray(idx, np.intp),
                 count, cpu, mem, r.milli_cpu, r.memory), self._reasons(r))
         return self._statuses(state, idx, t.room_pods[idx] - count, t.free_cpu[idx] - cpu,
@@ -106,7 +108,7 @@ class Fit(ColumnarPlugin):
 
     @staticmethod
     def _reasons(r: Resource) -> list[str]:
-        """fit_keys' reasons, bit by bit: too many pods, then cpu and memory where requested."""
+        """kernels.fit_keys' reasons, bit by bit: too many pods, then cpu and memory where requested."""
         return [fit.ERR_REASON_TOO_MANY_PODS] + [
             fit.ERR_REASON_INSUFFICIENT.format(name)
             for name, want in ((CPU, r.milli_cpu), (MEMORY, r.memory)) if want > 0]
