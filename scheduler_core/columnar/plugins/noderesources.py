@@ -18,6 +18,7 @@ from ...config_args import LEAST_ALLOCATED, MOST_ALLOCATED
 from ...framework.cycle_state import CycleState
 from ...framework.interface import SUCCESS, Code, Status
 from ...framework.types import PodInfo, Resource
+from ...k8s.shared_memo import MISS, IdentityMemo
 from ...k8s.types import CPU, EPHEMERAL_STORAGE, MEMORY, Pod
 from ...plugins.noderesources import balanced_allocation as ba
 from ...plugins.noderesources import fit
@@ -41,9 +42,9 @@ class Fit(ColumnarPlugin):
         self._score_requests = TemplateCache()
         self._added_key = None
         self._added: tuple = ()
-        # id(list of nominated PodInfos) -> (the list, its _pod_sums): the lists stay the same
-        # while the nominations do, and each cycle passes those of the nodes it still has to try
-        self._sums_of: dict[int, tuple] = {}
+        # per list of nominated PodInfos, its _pod_sums: the lists stay the same while the
+        # nominations do, and each cycle passes those of the nodes it still has to try
+        self._sums_of: IdentityMemo[tuple] = IdentityMemo()
 
     # --- PreFilter / Filter ----------------------------------------------------------
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence):
@@ -224,20 +225,18 @@ def _cpu_memory_weights(scorer: ResourceAllocationScorer, t) -> tuple[int, int] 
     return res[0].weight, res[1].weight
 
 
-def _added_requests(added: Sequence[Sequence[PodInfo]], memo: dict | None = None) -> tuple:
+def _added_requests(added: Sequence[Sequence[PodInfo]], memo: IdentityMemo | None = None) -> tuple:
     """Per node: how many nominated pods, and their cpu, memory, ephemeral storage and
     scalar requests (name -> array). ``memo`` keeps each list's sums by its identity."""
     k = len(added)
-    if memo is not None and len(memo) > 4096:
-        memo.clear()
     rows = []
     for pods in added:
-        hit = memo.get(id(pods)) if memo is not None else None
-        if hit is None or hit[0] is not pods:
-            hit = (pods, _pod_sums(pods))
+        sums = memo.get(pods) if memo is not None else MISS
+        if sums is MISS:
+            sums = _pod_sums(pods)
             if memo is not None:
-                memo[id(pods)] = hit
-        rows.append(hit[1])
+                memo.put(sums, pods)
+        rows.append(sums)
     count, cpu, mem, eph = np.array([r[:4] for r in rows], INT).reshape(k, 4).T.copy()
     scalar: dict[str, np.ndarray] = {}
     for j, r in enumerate(rows):

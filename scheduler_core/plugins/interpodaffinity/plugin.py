@@ -17,6 +17,7 @@ from ...framework.interface import (SUCCESS, Code, NodeScore, Plugin, PreFilterR
 from ...framework.types import (AffinityTerm, NodeInfo, PodInfo, new_pod_info,
                                 pod_info_parse_error)
 from ...k8s import labels as klabels
+from ...k8s.shared_memo import MISS, IdentityMemo
 from ...k8s.types import Pod
 from ...trace import MAX_NODE_NAMES
 from ..names import INTER_POD_AFFINITY
@@ -69,7 +70,7 @@ class InterPodAffinity(Plugin):
         self.handle = handle
         # fast path: pod counts per topology pair kept across cycles (None: recount each cycle)
         self.counts = PodCounts() if getattr(handle, "fast", False) else None
-        self._merged_memo: dict[tuple[int, int], tuple] = {}  # _merged_once
+        self._merged_memo: IdentityMemo[tuple] = IdentityMemo()  # _merged_once
 
     # --- helpers ---------------------------------------------------------------------
 
@@ -94,16 +95,9 @@ class InterPodAffinity(Plugin):
         those)."""
         if not terms:
             return ()
-        memo = self._merged_memo
-        key = (id(terms), id(ns) if ns else 0)
-        hit = memo.get(key)
-        if hit is not None:  # (the entry keeps terms and ns, and so their ids)
-            return hit[2]
-        if len(memo) > 4096:
-            memo.clear()
-        merged = merge()
-        memo[key] = (terms, ns, merged)
-        return merged
+        ns = ns or None  # (an empty mapping: the same as none)
+        hit = self._merged_memo.get(terms, ns)
+        return hit if hit is not MISS else self._merged_memo.put(merge(), terms, ns)
 
     # --- PreFilter / PreFilterExtensions / Filter (filtering.go) ---------------------
 
