@@ -25,7 +25,8 @@ from .k8s.decode import Decoder
 from .k8s.defaults import DEFAULT_NAMESPACE, namespace_labels
 from . import api_versions, daemonsets
 from .load_report import LoadReport
-from .scenario_io import decode_bytes, read_documents, without_cycle_collection
+from .scenario_io import (ReadAgain, decode_bytes, read_documents, stream_documents,
+                          without_cycle_collection)
 from .storage_scenario import STORAGE_KINDS, StorageBuilder
 from .k8s.storage import StorageObjects
 from .workloads import expand_workloads, pods_by_replica_set, replica_set_for
@@ -111,15 +112,41 @@ def load_scenario(text: str, filename: str = "scenario.yaml", config_text: str |
     try:
         with without_cycle_collection():
             seen = decoded if parsed is not None and decoded is not None else None
-            builder = _Builder(filename, seen)
-            for doc in read_documents(text, filename, parsed):
-                builder.add(doc)
+            builder = _streamed(text, filename) if parsed is None else None
+            if builder is None:
+                builder = _Builder(filename, seen)
+                for doc in read_documents(text, filename, parsed):
+                    builder.add(doc)
             scenario = builder.build(config_text, config_filename, warm)
             if seen is not None:
                 seen.take(builder.decoded)
             return scenario
     except RecursionError:
         raise ScenarioError(filename, "", "", "objects are nested too deeply") from None
+
+
+def _streamed(text: str, filename: str) -> _Builder | None:
+    """A builder given a large List's objects while its chunks are still being read
+    (scenario_io.stream_documents); None when the text is not streamed, or when the stream
+    asks for the text to be read again whole (scenario_io.ReadAgain). An object's error is
+    raised only once the rest of the text is read, so that the text's own error, when it has
+    one, comes first, as when the text is read before its objects."""
+    docs = stream_documents(text, filename)
+    if docs is None:
+        return None
+    builder = _Builder(filename, None)
+    try:
+        try:
+            for doc in docs:
+                builder.add(doc)
+        except (ScenarioError, RecursionError):  # (anything else, such as a time limit, at once)
+            docs.finish()
+            raise
+    except ReadAgain:
+        return None
+    finally:
+        docs.close()
+    return builder
 
 
 class DecodedDocuments:
