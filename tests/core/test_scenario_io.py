@@ -166,6 +166,30 @@ def test_the_split_yaml_1_1_search_finds_what_the_single_pattern_finds(texts) ->
     assert wrong == []
 
 
+def _chunks_of_repeated_lines(seed: int, n: int = 400) -> list[str]:
+    """Texts of lines drawn from a few random lines, as a kubectl List repeats its lines."""
+    rng = random.Random(seed)
+    texts = []
+    for _ in range(n):
+        lines = [line.replace("\n", " ") for line in _random_texts(rng.randrange(10 ** 6), rng.randint(1, 6))]
+        texts.append("\n".join(rng.choice(lines) for _ in range(rng.randint(1, 12))) + rng.choice(["", "\n"]))
+    return texts
+
+
+@pytest.mark.skipif(scenario_io._ryml is None, reason="rapidyaml's checks")
+@pytest.mark.parametrize("texts", [
+    ["- a: yes\n- a: yes\n", "- a: 1\n  b: [x]\n- a: 1\n", "a: &x\na: &x\n", "- {}\n- key: |\n- key: |\n",
+     "- x\r\n- x\r\n", "a: b\n&c\n", "- 1: a\n- 1: a\n", "a: b\n", ""],
+    _chunks_of_repeated_lines(5), _chunks_of_repeated_lines(6),
+], ids=["by hand", "random 5", "random 6"])
+def test_a_chunks_checks_on_its_distinct_lines_answer_as_on_the_whole_chunk(texts, monkeypatch) -> None:
+    on_distinct_lines = [scenario_io._chunk_checks(t) for t in texts]
+    monkeypatch.setattr(scenario_io, "_distinct_lines", lambda text: text)
+    assert on_distinct_lines == [scenario_io._chunk_checks(t) for t in texts]
+    assert {refused for refused, _ in on_distinct_lines} == {True, False}  # (both answers are met)
+    assert any(ryml for _, ryml in on_distinct_lines)
+
+
 @pytest.mark.parametrize("scan_max", [10_000, 0], ids=["found by str.find", "many: the regex"])
 @pytest.mark.parametrize("texts", [
     ["a: &x 1\nb: *x\n", "&a", "a&b", "a: *\n", "a: * b\n", "[*a]", "{!t x}", "a: x!y\n", "*", "x *",
