@@ -99,7 +99,14 @@ def without_cycle_collection():
     """Python's cycle collector paused while a scenario is read: parsing and decoding
     allocate millions of containers and make no garbage cycles, and every collection
     would walk all of them again (a quarter of the time of a 50 MB file). Nothing
-    changes when it is paused already."""
+    changes when it is paused already.
+
+    What was made meanwhile then joins the oldest generation without being walked (a freeze
+    and an unfreeze move every object there at once): left in the youngest, the first
+    collection after would walk all of them, and the next one again (3 s after loading
+    dense-5000). Only a full collection looks at them now, as at any long-lived object. Not
+    done while something else holds objects frozen (a web process's large results, see
+    webapp/scenarios/frozen.py): an unfreeze would let those go too."""
     if not gc.isenabled():
         yield
         return
@@ -107,6 +114,9 @@ def without_cycle_collection():
     try:
         yield
     finally:
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
         gc.enable()
 
 

@@ -249,3 +249,22 @@ def test_a_run_leaves_the_cycle_collector_as_it_found_it(fast) -> None:
     with pytest.raises(AttributeError):
         simulate(None, fast=fast)  # (a run that fails too)
     assert (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()) == before
+
+
+def test_a_load_leaves_the_cycle_collector_and_what_another_froze_as_it_found_them() -> None:
+    """A web process keeps large results frozen (webapp/scenarios/frozen.py): a scenario loaded there
+    must not let them go back to the collector's scans."""
+    import gc
+    text = node("n1") + pod("a") + pod("b", cpu="5")
+    before = (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled())
+    load_scenario(text)
+    assert (gc.get_threshold(), gc.get_freeze_count(), gc.isenabled()) == before
+    kept = [[i] for i in range(1000)]  # (what another part of the process froze)
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen >= len(kept)
+        load_scenario(text)
+        assert (gc.get_freeze_count(), gc.isenabled()) == (frozen, True)
+    finally:
+        gc.unfreeze()
