@@ -122,6 +122,20 @@ def test_a_last_chunk_only_a_whole_read_decides_sends_the_text_back_to_it(stream
     assert _no_children_left()
 
 
+def test_flow_nesting_deeper_than_ryaml_takes_sends_the_text_back_to_the_whole_read(streamed) -> None:
+    deep = "[" * 300 + "]" * 300
+    text = _with_last_item(TEXT, f"- kind: Namespace\n  metadata: {{name: deep, labels: {{x: y}}}}\n  note: {deep}\n")
+    assert _outcome(text) == _whole(text)
+    assert streamed["read_again"] == 1
+    docs = scenario_io.stream_documents(text, "c.yaml")
+    with pytest.raises(scenario_io.ReadAgain):  # (before any chunk is parsed: none reaches ryaml)
+        next(iter(docs))
+    docs.close()
+    assert _no_children_left()
+    in_the_lists_own_fields = text.replace("kind: List\n", f"kind: List\nnote: {deep}\n", 1)
+    assert scenario_io.stream_documents(in_the_lists_own_fields, "c.yaml") is None
+
+
 def test_an_objects_error_gives_way_to_a_syntax_error_later_in_the_text(streamed) -> None:
     """Read whole, the text's syntax error is found before any object is decoded."""
     bad_object = TEXT.replace("\n  kind: Node\n", "\n  kinds: Node\n", 1)  # (an early item: no kind)
