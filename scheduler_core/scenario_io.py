@@ -732,9 +732,10 @@ _FRAME_HEADER = 8  # bytes: the length of a child's pickled answer for one chunk
 
 def _streamed_chunks(text: str, spans: list[tuple[int, int]]) -> Iterator[list[Any]]:
     """Each chunk's items in order, parsed by forked children (WHATIF_PARSE_PROCESSES of them
-    at most, one per processor), else here; raises ReadAgain as described above. A child
+    at most, one per processor; none on one processor), else here; raises ReadAgain as described above. A child
     that fails leaves its chunks to this process."""
-    k = min(_processors(), _parse_processes(), len(spans)) if _parse_processes() > 1 else 0
+    processors = _processors()  # (1 where there is no fork)
+    k = min(processors, _parse_processes(), len(spans)) if processors > 1 and _parse_processes() > 1 else 0
     children: list[tuple[int, int] | None] = [_fork_streamer(text, spans[j::k]) for j in range(k)]
     try:
         # the whole text's nesting bound, as the whole read checks it first, worked out while the

@@ -105,6 +105,12 @@ def test_whatif_parse_processes_bounds_the_streaming_readers(streamed, monkeypat
     assert streamed["children"] == children  # (two processors here; 1: read in the loading process)
 
 
+def test_one_processor_or_no_fork_streams_without_children(streamed, monkeypatch) -> None:
+    monkeypatch.setattr(scenario_io, "_processors", lambda: 1)  # (what it says where os has no fork)
+    assert _outcome(TEXT) == _whole(TEXT)
+    assert streamed == {"children": 0, "streams": 1, "read_again": 0}
+
+
 def _with_last_item(text: str, item: str) -> str:
     at = text.rindex("\n- ") + 1
     return text[:at] + item + text[at:]
