@@ -30,10 +30,14 @@ def streamed(monkeypatch):
     monkeypatch.delenv("WHATIF_PARSE_PROCESSES", raising=False)
     seen = {"children": 0, "streams": 0, "read_again": 0}
     fork, stream = scenario_io._fork_streamer, scenario_io.stream_documents
+    _forked.clear()
 
     def counted_fork(*a):
         seen["children"] += 1
-        return fork(*a)
+        child = fork(*a)
+        if child is not None:
+            _forked.append(child[0])
+        return child
 
     def counted_stream(*a):
         docs = stream(*a)
@@ -74,13 +78,19 @@ def _whole(text: str) -> str:
         scenario_io.STREAM_MIN_CHARS = saved
 
 
+_forked: list[int] = []  # the pids of the children the streamed fixture saw started
+
+
 def _no_children_left() -> bool:
-    """No child of this process, running or exited and not waited for."""
-    try:
-        os.waitpid(-1, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
+    """Every child the stream started has been waited for: none is running, none is left unreaped
+    (the test process may have children of its own, such as a worker other tests started)."""
+    for pid in _forked:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            continue
+        return False
+    return True
 
 
 def test_a_streamed_list_loads_the_scenario_a_whole_read_loads(streamed) -> None:
