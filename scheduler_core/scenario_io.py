@@ -14,7 +14,7 @@ import pickle
 import re
 import signal
 import threading
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import yaml
@@ -608,6 +608,13 @@ def _processors() -> int:
 def _fork_parser(text: str, spans: list[tuple[int, int]]) -> tuple[int, int] | None:
     """(pid, read end of a pipe) of a forked child that writes what _parts_of gives for the
     chunks, pickled, and exits; None when no child could be started."""
+    return _fork_writer(lambda write: write(pickle.dumps(_parts_of(text, spans), pickle.HIGHEST_PROTOCOL)))
+
+
+def _fork_writer(child: Callable[[Callable[[bytes], None]], None]) -> tuple[int, int] | None:
+    """(pid, read end of a pipe) of a forked child that runs ``child(write)``, ``write``
+    putting bytes whole into the pipe, and exits (0 once child returns, 1 if it raises)
+    without any clean-up of this process's; None when no child could be started."""
     try:
         read_end, write_end = os.pipe()
     except OSError:
@@ -618,13 +625,16 @@ def _fork_parser(text: str, spans: list[tuple[int, int]]) -> tuple[int, int] | N
         os.close(read_end)
         os.close(write_end)
         return None
-    if pid == 0:  # the child: parse, pickle, write, and leave without any clean-up of the parent's
+    if pid == 0:
         code = 1
         try:
             os.close(read_end)
-            data = memoryview(pickle.dumps(_parts_of(text, spans), pickle.HIGHEST_PROTOCOL))
-            while data:
-                data = data[os.write(write_end, data):]
+
+            def write(data: bytes) -> None:
+                out = memoryview(data)
+                while out:
+                    out = out[os.write(write_end, out):]
+            child(write)
             code = 0
         finally:
             os._exit(code)
@@ -773,30 +783,11 @@ def _fork_streamer(text: str, spans: list[tuple[int, int]]) -> tuple[int, int] |
     """(pid, read end of a pipe) of a forked child that writes, chunk by chunk, what _parts_of
     gives for each chunk of spans, pickled behind its length, and exits; None when no child
     could be started."""
-    try:
-        read_end, write_end = os.pipe()
-    except OSError:
-        return None
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(read_end)
-        os.close(write_end)
-        return None
-    if pid == 0:  # the child: as _fork_parser's, one answer per chunk
-        code = 1
-        try:
-            os.close(read_end)
-            for span in spans:
-                data = pickle.dumps(_parts_of(text, [span]), pickle.HIGHEST_PROTOCOL)
-                out = memoryview(len(data).to_bytes(_FRAME_HEADER, "little") + data)
-                while out:
-                    out = out[os.write(write_end, out):]
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(write_end)
-    return pid, read_end
+    def child(write: Callable[[bytes], None]) -> None:
+        for span in spans:
+            data = pickle.dumps(_parts_of(text, [span]), pickle.HIGHEST_PROTOCOL)
+            write(len(data).to_bytes(_FRAME_HEADER, "little") + data)
+    return _fork_writer(child)
 
 
 def _read_frame(fd: int) -> Any:

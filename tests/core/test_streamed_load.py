@@ -15,6 +15,7 @@ import pytest
 from scheduler_core import ScenarioError, load_scenario, scenario_io, simulate
 from scheduler_core.scenario_io import parse_fast
 from tests.bench.generate import generate, to_yaml
+from tests.core.test_scenario_io import _fail_in_children
 
 TEXT = to_yaml(generate("dense-40x60").objects)
 
@@ -164,17 +165,6 @@ def test_an_objects_error_gives_way_to_a_syntax_error_later_in_the_text(streamed
     assert alone == _whole(bad_object)
     assert "kind: Required value" in alone
     assert _no_children_left()
-
-
-def _fail_in_children(monkeypatch, how):
-    parent, parts_of = os.getpid(), scenario_io._parts_of
-
-    def failing(text, spans):
-        if os.getpid() != parent:
-            how()
-        return parts_of(text, spans)
-
-    monkeypatch.setattr(scenario_io, "_parts_of", failing)
 
 
 @pytest.mark.parametrize("how", [
