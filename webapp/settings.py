@@ -290,6 +290,10 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
 RUN_TIME_LIMIT = envint("RUN_TIME_LIMIT", "300")
 RUN_SOFT_TIME_LIMIT = max(1, RUN_TIME_LIMIT - 10)
 RUN_QUEUED_RESEND_AFTER = envint("RUN_QUEUED_RESEND_AFTER", "600")
+# A page showing a run someone just started asks for it every RUN_POLL_FAST_MS while the run is younger than
+# RUN_POLL_FAST_SECONDS and unfinished, then every second (webapp/front/templatetags/polling.py).
+RUN_POLL_FAST_MS = max(50, envint("RUN_POLL_FAST_MS", "250"))
+RUN_POLL_FAST_SECONDS = envint("RUN_POLL_FAST_SECONDS", "10")
 # Which pods a run explains while it runs: "failed" (those left pending; any other pod's
 # explanation is computed on demand), "all", or "none".
 _RUN_DETAILS = {"failed": "failed", "all": True, "none": False}

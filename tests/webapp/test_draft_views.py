@@ -1,7 +1,9 @@
+from datetime import timedelta
 from unittest import mock
 
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from webapp.scenarios import drafts, engine, tasks
 from webapp.scenarios.models import Draft, Run
@@ -116,7 +118,10 @@ class DraftViewsTestCase(BaseTestCase):
         r = self.client.get(self.base + "runs/", headers={"HX-Request": "true"})
         self.assertNotContains(r, "<html")
         self.assertContains(r, 'id="draft-runs"')
-        self.assertContains(r, 'hx-trigger="every 1s"')
+        self.assertContains(r, 'hx-trigger="every 250ms"')  # (runs just queued: asked for often)
+        Run.objects.update(created_at=timezone.now() - timedelta(seconds=11))
+        r = self.client.get(self.base + "runs/", headers={"HX-Request": "true"})
+        self.assertContains(r, 'hx-trigger="every 1s"')  # (runs that have gone on a while: once a second)
         for run in Run.objects.all():
             tasks.execute_run(run.pk)
         r = self.client.get(self.base + "runs/", headers={"HX-Request": "true"})
@@ -174,6 +179,15 @@ class DraftQuickEditsTestCase(BaseTestCase):
                      'value="remove_gate"', 'value="cordon"', 'value="add_taint"', 'value="add_node"',
                      'value="remove_node"', 'value="remove_zone"', '<option value="Pod/default/web-1">'):
             self.assertContains(r, text, msg_prefix=text)
+
+    def test_a_quick_edits_response_asks_for_the_runs_it_queued_four_times_a_second(self):
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
+            with self.captureOnCommitCallbacks(execute=True):
+                r = self.edit(op="cordon", node="node-a")
+        self.assertContains(r, "Applied: Cordoned node-a.")
+        self.assertEqual(Run.objects.filter(label="draft").count(), 1)
+        self.assertRegex(r.content.decode(), r'<section id="draft-runs"[^>]* hx-swap-oob="true"\s+'
+                                             r'hx-get="[^"]+/draft/runs/" hx-trigger="every 250ms"')
 
     def test_it_removes_a_spread_constraint(self):
         r = self.edit(op="remove_spread", workload="app=web", index="0")

@@ -1,3 +1,8 @@
+from datetime import timedelta
+
+from django.test import override_settings
+from django.utils import timezone
+
 from webapp.scenarios.models import Run
 
 from webapp.scenarios import engine
@@ -24,7 +29,22 @@ class RunDetailTestCase(BaseTestCase):
         self.client.force_login(self.viewer)
         r = self.client.get(f"/runs/{run.pk}/")
         self.assertTemplateUsed(r, "front/run_detail.html")
+        self.assertContains(r, 'hx-trigger="every 250ms"')  # just started: asked for four times a second
+
+    def test_it_polls_once_a_second_for_a_run_that_has_gone_on_for_a_while(self):
+        run = self.make_run(status="running")
+        Run.objects.filter(pk=run.pk).update(created_at=timezone.now() - timedelta(seconds=11))
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{run.pk}/", headers={"HX-Request": "true"})
         self.assertContains(r, 'hx-trigger="every 1s"')
+
+    @override_settings(RUN_POLL_FAST_MS=100, RUN_POLL_FAST_SECONDS=30)
+    def test_the_fast_polling_interval_and_how_long_it_lasts_are_settings(self):
+        run = self.make_run()
+        Run.objects.filter(pk=run.pk).update(created_at=timezone.now() - timedelta(seconds=20))
+        self.client.force_login(self.viewer)
+        r = self.client.get(f"/runs/{run.pk}/", headers={"HX-Request": "true"})
+        self.assertContains(r, 'hx-trigger="every 100ms"')
 
     def test_it_returns_only_the_fragment_for_htmx(self):
         run = self.make_run(status="running")
