@@ -8,6 +8,7 @@ given, because preemption hands them edited clones.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Mapping
 
 from ..k8s import labels as klabels
@@ -157,6 +158,39 @@ def pod_used_ports(pod: Pod) -> tuple:
             p for c in (*(c for c in pod.init_containers if c.restart_policy == "Always"),
                         *pod.containers) for p in c.ports), pod.containers, pod.init_containers)
     return value
+
+
+class PodKind:
+    """What NodeInfo accounts of a pod, shared by the pods that have it in common (a workload's,
+    on any node): their priority, what their requests and non-zero requests add up to, host
+    ports, and whether they have affinity terms (required anti-affinity ones). ``info_for(pod)`` is the PodInfo such a
+    pod gets, the one new_pod_info gives. Hashed by identity."""
+
+    __slots__ = ("template", "priority", "sums", "scalars", "ports", "affinity", "anti_affinity", "_held")
+
+    def __init__(self, template: PodInfo, held: tuple = ()) -> None:
+        pi = self.template = template
+        self.priority = pi.pod.priority
+        req, nz = pi.requests, pi.non_zero_requests
+        # what Resource.add_map adds of requests, and non_zero_requested of the non-zero ones
+        self.sums = (req.get(CPU, 0), req.get(MEMORY, 0), req.get(EPHEMERAL_STORAGE, 0), req.get(PODS, 0),
+                     nz.get(CPU, 0), nz.get(MEMORY, 0))
+        self.scalars = tuple((k, v) for k, v in req.items() if k not in (CPU, MEMORY, EPHEMERAL_STORAGE, PODS))
+        self.ports = pod_used_ports(pi.pod)
+        self.anti_affinity = bool(pi.required_anti_affinity_terms)
+        self.affinity = bool(pi.required_affinity_terms or pi.preferred_affinity_terms or
+                             pi.required_anti_affinity_terms or pi.preferred_anti_affinity_terms)
+        self._held = held  # (the objects a caller's key holds the ids of: kept alive with it)
+
+    def info_for(self, pod: Pod) -> PodInfo:
+        t = self.template
+        return PodInfo(pod, t.required_affinity_terms, t.required_anti_affinity_terms,
+                       t.preferred_affinity_terms, t.preferred_anti_affinity_terms, t.requests,
+                       t.non_zero_requests)
+
+
+_KIND_PRIORITY, _KIND_SUMS = attrgetter("priority"), attrgetter("sums")
+_KIND_AFFINITY, _KIND_PORTS, _KIND_SCALARS = attrgetter("affinity"), attrgetter("ports"), attrgetter("scalars")
 
 
 def new_pod_info(pod: Pod) -> PodInfo:
@@ -357,11 +391,16 @@ class NodeInfo:
         self.add_pod_info(pi)
         return pi
 
-    def add_pod_infos(self, infos: "Sequence[PodInfo]") -> None:
+    def add_pod_infos(self, infos: "Sequence[PodInfo]", kinds: "Sequence[PodKind] | None" = None) -> None:
         """add_pod_info for each of infos in turn (the cache's bound pods, at the start of a
         run): the same lists, sums, ports and generation, each distinct requests mapping summed
         once with its count (a workload's pods share theirs). The lowest priority is worked out
-        on the way, where it was known (preemption asks it of every node)."""
+        on the way, where it was known (preemption asks it of every node).
+
+        ``kinds``: each info's PodKind, when the caller knows them (build_node_infos): the pods
+        are then counted per kind, not looked at one by one."""
+        if kinds is not None and infos:
+            return self._add_kinds(infos, kinds)
         low = self.lowest_priority if self.pods else NO_PODS_PRIORITY
         self.pods.extend(infos)
         requests: dict[int, list] = {}  # id(mapping) -> [mapping, how many pods have it]
@@ -388,6 +427,40 @@ class NodeInfo:
         for m, n in non_zero.values():
             nz.milli_cpu += n * m.get(CPU, 0)
             nz.memory += n * m.get(MEMORY, 0)
+        self.generation += len(infos)
+        self.lowest_priority, self.below = low, None
+
+    def _add_kinds(self, infos: "Sequence[PodInfo]", kinds: "Sequence[PodKind]") -> None:
+        """add_pod_infos with each info's PodKind: the same lists (in pod order), sums, ports
+        and lowest priority, each summed over the kinds in one pass (a node's pods are mostly
+        of kinds of their own: one per workload)."""
+        low = self.lowest_priority if self.pods else NO_PODS_PRIORITY
+        self.pods.extend(infos)
+        if low is not None:
+            low = min(low, min(map(_KIND_PRIORITY, kinds)))
+        if any(map(_KIND_AFFINITY, kinds)):
+            for pi, k in zip(infos, kinds):
+                if k.affinity:
+                    self.pods_with_affinity.append(pi)
+                    if k.anti_affinity:
+                        self.pods_with_required_anti_affinity.append(pi)
+        if any(map(_KIND_PORTS, kinds)):
+            for k in kinds:
+                for p in k.ports:
+                    self.used_ports.add(p.host_ip, p.protocol, p.host_port)
+        cpu, mem, eph, pods, nz_cpu, nz_mem = map(sum, zip(*map(_KIND_SUMS, kinds)))
+        r, nz = self.requested, self.non_zero_requested
+        r.milli_cpu += cpu
+        r.memory += mem
+        r.ephemeral_storage += eph
+        r.allowed_pod_number += pods
+        if any(map(_KIND_SCALARS, kinds)):  # (in the order of the first pod with each)
+            scalars = r.scalar_resources
+            for k in kinds:
+                for name, v in k.scalars:
+                    scalars[name] = scalars.get(name, 0) + v
+        nz.milli_cpu += nz_cpu
+        nz.memory += nz_mem
         self.generation += len(infos)
         self.lowest_priority, self.below = low, None
 

@@ -4,7 +4,7 @@ import dataclasses
 import pytest
 
 from scheduler_core.framework.cycle_state import CycleState
-from scheduler_core.framework.types import NodeInfo, new_pod_info
+from scheduler_core.framework.types import NodeInfo, PodKind, new_pod_info
 from scheduler_core.framework.interface import Code
 from scheduler_core.k8s.types import Container, ContainerPort, LabelSelector
 from scheduler_core.plugins.nodeports.node_ports import NodePorts
@@ -92,6 +92,8 @@ def _bound_pods(case):
     elif case == "scalar resources and host ports":
         pods = [p.req(cpu=50, **{"example.com/gpu": i % 2 + 1}).host_port(9000 + i)
                 for i, p in enumerate(pods)]
+    elif case == "two priorities":
+        pods = [p.req(cpu=100, memory=8).priority(1000 if i % 2 else -5) for i, p in enumerate(pods)]
     elif case == "pod affinity and anti-affinity":
         pods[1] = pods[1].pod_affinity("zone", sel)
         pods[3] = pods[3].pod_anti_affinity("kubernetes.io/hostname", sel)
@@ -105,19 +107,38 @@ def _bound_pods(case):
     return infos
 
 
+def _kinds_of(infos):
+    """Each info's PodKind, one per distinct (requests, terms) objects as build_node_infos shares
+    them, and the infos as those kinds make them."""
+    kinds, out = {}, []
+    for pi in infos:
+        key = (id(pi.requests), id(pi.required_affinity_terms), id(pi.required_anti_affinity_terms),
+               id(pi.preferred_affinity_terms), pi.pod.priority, id(pi.pod.containers))
+        if key not in kinds:
+            kinds[key] = PodKind(pi)
+        out.append(kinds[key])
+    return [k.info_for(pi.pod) for k, pi in zip(out, infos)], out
+
+
+@pytest.mark.parametrize("how", ["pod by pod", "per kind"])
 @pytest.mark.parametrize("case", [
     "its own requests each", "one requests mapping shared by a workload's pods",
-    "scalar resources and host ports", "pod affinity and anti-affinity", "no pods"])
-def test_adding_the_bound_pods_at_once_leaves_what_adding_them_one_by_one_leaves(case):
-    """A run starts with every bound pod added to its node at once (add_pod_infos): the lists,
-    the sums (requests summed once per shared mapping), the ports and the generation must be
-    what add_pod_info gives pod by pod."""
+    "scalar resources and host ports", "pod affinity and anti-affinity", "two priorities", "no pods"])
+def test_adding_the_bound_pods_at_once_leaves_what_adding_them_one_by_one_leaves(case, how):
+    """A run starts with every bound pod added to its node at once (add_pod_infos, told each pod's
+    PodKind by build_node_infos): the lists, the sums (requests summed once per shared mapping),
+    the ports, the lowest priority and the generation must be what add_pod_info gives pod by pod."""
     infos = [] if case == "no pods" else _bound_pods(case)
     one_by_one, at_once = NodeInfo(make_node("n1").obj()), NodeInfo(make_node("n1").obj())
     for pi in infos:
         one_by_one.add_pod_info(pi)
     at_once.lowest_pod_priority()  # (worked out before: adding pods must forget it)
-    at_once.add_pod_infos(infos)
+    if how == "per kind":
+        made, kinds = _kinds_of(infos)
+        assert [dataclasses.astuple(pi) for pi in made] == [dataclasses.astuple(pi) for pi in infos]
+        at_once.add_pod_infos(made, kinds)
+    else:
+        at_once.add_pod_infos(infos)
     assert _snapshot_of(at_once) + (at_once.requested.scalar_resources,
                                     at_once.non_zero_requested.memory) == \
         _snapshot_of(one_by_one) + (one_by_one.requested.scalar_resources,
