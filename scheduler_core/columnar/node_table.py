@@ -157,12 +157,18 @@ class NodeTable:
         # so that a new Matcher asks each class once rather than each pod
         self._class_ids: dict[tuple[str, int, bool], int] = {}
         self._class_pods: list[Pod] = []  # one pod of each class (it keeps its labels alive)
-        pod_node, pod_class = [], []
-        for i, ni in enumerate(self.node_infos):
+        class_ids, class_pods = self._class_ids, self._class_pods
+        pod_class = []
+        for ni in self.node_infos:  # (_class_of, written out: 138,705 bound pods at dense-5000)
             for pi in ni.pods:
-                pod_node.append(i)
-                pod_class.append(self._class_of(pi.pod))
-        self._pod_node = np.array(pod_node, np.intp)
+                pod = pi.pod
+                key = (pod.namespace, id(pod.labels), pod.deletion_timestamp is not None)
+                c = class_ids.get(key)
+                if c is None:
+                    c = class_ids[key] = len(class_pods)
+                    class_pods.append(pod)
+                pod_class.append(c)
+        self._pod_node = np.repeat(np.arange(n, dtype=np.intp), [len(ni.pods) for ni in self.node_infos])
         self._pod_class = np.array(pod_class, np.intp)
         self._moves: list[tuple[int, int, int]] = []  # (node, class, +1 or -1)
         # nodes where NodePorts may reject a pod: those with a pod's host port (NodeInfo keeps
