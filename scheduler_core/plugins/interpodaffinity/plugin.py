@@ -109,9 +109,9 @@ class InterPodAffinity(Plugin):
         if err:
             return None, Status(Code.UnschedulableAndUnresolvable, (f"parsing pod: {err}",))
         pi = new_pod_info(pod)
-        pi = dataclasses.replace(
-            pi, required_affinity_terms=self._merged(pi.required_affinity_terms),
-            required_anti_affinity_terms=self._merged(pi.required_anti_affinity_terms))
+        pi = PodInfo(pi.pod, self._merged(pi.required_affinity_terms),  # (dataclasses.replace: 4 µs)
+                     self._merged(pi.required_anti_affinity_terms), pi.preferred_affinity_terms,
+                     pi.preferred_anti_affinity_terms, pi.requests, pi.non_zero_requests)
         s = PreFilterState(pi, namespace_labels_snapshot(pod.namespace, self._namespaces()))
         snapshot = self.handle.snapshot_shared_lister()
         if self.counts is not None:
@@ -175,9 +175,9 @@ class InterPodAffinity(Plugin):
             return Status(Code.Error, (f"failed to parse pod: {err}",))
         snapshot = self.handle.snapshot_shared_lister()
         all_nodes = snapshot.list() if has_constraints else snapshot.have_pods_with_affinity_list()
-        pi = dataclasses.replace(
-            pi, preferred_affinity_terms=self._merged_weighted(pi.preferred_affinity_terms),
-            preferred_anti_affinity_terms=self._merged_weighted(pi.preferred_anti_affinity_terms))
+        pi = PodInfo(pi.pod, pi.required_affinity_terms, pi.required_anti_affinity_terms,
+                     self._merged_weighted(pi.preferred_affinity_terms),
+                     self._merged_weighted(pi.preferred_anti_affinity_terms), pi.requests, pi.non_zero_requests)
         s = PreScoreState(pi, namespace_labels_snapshot(pod.namespace, self._namespaces()))
         if self.counts is not None:
             self.counts.refresh(snapshot.list(), getattr(snapshot, "changed", None))
