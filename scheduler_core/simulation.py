@@ -44,7 +44,7 @@ def build_node_infos(scenario) -> dict[str, NodeInfo]:
     """NodeInfos in node order with the bound pods added (the scheduler cache). A pod's PodInfo
     is new_pod_info's, made once per PodKind: what it holds follows from the pod's affinity,
     labels, namespace, containers, init containers, overhead, requests and priority, objects
-    the loader shares among a workload's pods (150,000 bound pods are a few hundred kinds)."""
+    the loader shares among a workload's pods (dense-5000's 138,705 bound pods are 1,030 kinds)."""
     infos = {n.name: NodeInfo(n) for n in scenario.nodes}
     bound: dict[str, tuple[list[PodInfo], list[PodKind]]] = {name: ([], []) for name in infos}
     kinds: dict[tuple, PodKind] = {}

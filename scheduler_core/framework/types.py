@@ -163,8 +163,8 @@ def pod_used_ports(pod: Pod) -> tuple:
 class PodKind:
     """What NodeInfo accounts of a pod, shared by the pods that have it in common (a workload's,
     on any node): their priority, what their requests and non-zero requests add up to, host
-    ports, and whether they have affinity terms (required anti-affinity ones). ``info_for(pod)`` is the PodInfo such a
-    pod gets, the one new_pod_info gives. Hashed by identity."""
+    ports, and whether they have affinity terms (required anti-affinity ones). ``info_for(pod)``
+    is the PodInfo such a pod gets, the one new_pod_info gives. Hashed by identity."""
 
     __slots__ = ("template", "priority", "sums", "scalars", "ports", "affinity", "anti_affinity", "_held")
 
