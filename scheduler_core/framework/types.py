@@ -391,52 +391,15 @@ class NodeInfo:
         self.add_pod_info(pi)
         return pi
 
-    def add_pod_infos(self, infos: "Sequence[PodInfo]", kinds: "Sequence[PodKind] | None" = None) -> None:
+    def add_pod_infos(self, infos: "Sequence[PodInfo]", kinds: "Sequence[PodKind]") -> None:
         """add_pod_info for each of infos in turn (the cache's bound pods, at the start of a
-        run): the same lists, sums, ports and generation, each distinct requests mapping summed
-        once with its count (a workload's pods share theirs). The lowest priority is worked out
-        on the way, where it was known (preemption asks it of every node).
-
-        ``kinds``: each info's PodKind, when the caller knows them (build_node_infos): the pods
-        are then counted per kind, not looked at one by one."""
-        if kinds is not None and infos:
-            return self._add_kinds(infos, kinds)
+        run), told each info's PodKind (build_node_infos): the same lists (in pod order), sums,
+        ports, generation and lowest priority, each summed over the kinds in one pass (a node's
+        pods are mostly of kinds of their own: one per workload). The lowest priority is worked
+        out on the way, where it was known (preemption asks it of every node)."""
         low = self.lowest_priority if self.pods else NO_PODS_PRIORITY
         self.pods.extend(infos)
-        requests: dict[int, list] = {}  # id(mapping) -> [mapping, how many pods have it]
-        non_zero: dict[int, list] = {}
-        for pi in infos:
-            if low is not None and pi.pod.priority < low:
-                low = pi.pod.priority
-            if pi.required_affinity_terms or pi.preferred_affinity_terms or \
-                    pi.required_anti_affinity_terms or pi.preferred_anti_affinity_terms:
-                self.pods_with_affinity.append(pi)
-                if pi.required_anti_affinity_terms:
-                    self.pods_with_required_anti_affinity.append(pi)
-            for seen, m in ((requests, pi.requests), (non_zero, pi.non_zero_requests)):
-                hit = seen.get(id(m))
-                if hit is None:
-                    seen[id(m)] = [m, 1]
-                else:
-                    hit[1] += 1
-            for p in pod_used_ports(pi.pod):
-                self.used_ports.add(p.host_ip, p.protocol, p.host_port)
-        for m, n in requests.values():
-            self.requested.add_map(m, n)
-        nz = self.non_zero_requested
-        for m, n in non_zero.values():
-            nz.milli_cpu += n * m.get(CPU, 0)
-            nz.memory += n * m.get(MEMORY, 0)
-        self.generation += len(infos)
-        self.lowest_priority, self.below = low, None
-
-    def _add_kinds(self, infos: "Sequence[PodInfo]", kinds: "Sequence[PodKind]") -> None:
-        """add_pod_infos with each info's PodKind: the same lists (in pod order), sums, ports
-        and lowest priority, each summed over the kinds in one pass (a node's pods are mostly
-        of kinds of their own: one per workload)."""
-        low = self.lowest_priority if self.pods else NO_PODS_PRIORITY
-        self.pods.extend(infos)
-        if low is not None:
+        if low is not None and kinds:
             low = min(low, min(map(_KIND_PRIORITY, kinds)))
         if any(map(_KIND_AFFINITY, kinds)):
             for pi, k in zip(infos, kinds):
@@ -448,19 +411,20 @@ class NodeInfo:
             for k in kinds:
                 for p in k.ports:
                     self.used_ports.add(p.host_ip, p.protocol, p.host_port)
-        cpu, mem, eph, pods, nz_cpu, nz_mem = map(sum, zip(*map(_KIND_SUMS, kinds)))
-        r, nz = self.requested, self.non_zero_requested
-        r.milli_cpu += cpu
-        r.memory += mem
-        r.ephemeral_storage += eph
-        r.allowed_pod_number += pods
-        if any(map(_KIND_SCALARS, kinds)):  # (in the order of the first pod with each)
-            scalars = r.scalar_resources
-            for k in kinds:
-                for name, v in k.scalars:
-                    scalars[name] = scalars.get(name, 0) + v
-        nz.milli_cpu += nz_cpu
-        nz.memory += nz_mem
+        if kinds:
+            cpu, mem, eph, pods, nz_cpu, nz_mem = map(sum, zip(*map(_KIND_SUMS, kinds)))
+            r, nz = self.requested, self.non_zero_requested
+            r.milli_cpu += cpu
+            r.memory += mem
+            r.ephemeral_storage += eph
+            r.allowed_pod_number += pods
+            if any(map(_KIND_SCALARS, kinds)):  # (in the order of the first pod with each)
+                scalars = r.scalar_resources
+                for k in kinds:
+                    for name, v in k.scalars:
+                        scalars[name] = scalars.get(name, 0) + v
+            nz.milli_cpu += nz_cpu
+            nz.memory += nz_mem
         self.generation += len(infos)
         self.lowest_priority, self.below = low, None
 

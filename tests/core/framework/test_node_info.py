@@ -120,11 +120,10 @@ def _kinds_of(infos):
     return [k.info_for(pi.pod) for k, pi in zip(out, infos)], out
 
 
-@pytest.mark.parametrize("how", ["pod by pod", "per kind"])
 @pytest.mark.parametrize("case", [
     "its own requests each", "one requests mapping shared by a workload's pods",
     "scalar resources and host ports", "pod affinity and anti-affinity", "two priorities", "no pods"])
-def test_adding_the_bound_pods_at_once_leaves_what_adding_them_one_by_one_leaves(case, how):
+def test_adding_the_bound_pods_at_once_leaves_what_adding_them_one_by_one_leaves(case):
     """A run starts with every bound pod added to its node at once (add_pod_infos, told each pod's
     PodKind by build_node_infos): the lists, the sums (requests summed once per shared mapping),
     the ports, the lowest priority and the generation must be what add_pod_info gives pod by pod."""
@@ -133,12 +132,9 @@ def test_adding_the_bound_pods_at_once_leaves_what_adding_them_one_by_one_leaves
     for pi in infos:
         one_by_one.add_pod_info(pi)
     at_once.lowest_pod_priority()  # (worked out before: adding pods must forget it)
-    if how == "per kind":
-        made, kinds = _kinds_of(infos)
-        assert [dataclasses.astuple(pi) for pi in made] == [dataclasses.astuple(pi) for pi in infos]
-        at_once.add_pod_infos(made, kinds)
-    else:
-        at_once.add_pod_infos(infos)
+    made, kinds = _kinds_of(infos)
+    assert [dataclasses.astuple(pi) for pi in made] == [dataclasses.astuple(pi) for pi in infos]
+    at_once.add_pod_infos(made, kinds)
     assert _snapshot_of(at_once) + (at_once.requested.scalar_resources,
                                     at_once.non_zero_requested.memory) == \
         _snapshot_of(one_by_one) + (one_by_one.requested.scalar_resources,
