@@ -233,8 +233,11 @@ def _time_page_edit(client, scenario_id: int, skew: int) -> None:
     ``hx-trigger`` names (each response names the next), from the edit's response on."""
     import re
 
+    from webapp.scenarios.models import Run
+
     hx = {"HTTP_HX_REQUEST": "true"}
     panel_url = f"/scenarios/{scenario_id}/draft/runs/"
+    sent = time.time()  # (the database's timestamps are wall-clock)
     t = time.perf_counter()
     r = client.post(f"/scenarios/{scenario_id}/draft/edit/", {
         "op": "set_spread", "workload": "app=frontend", "index": "0", "maxSkew": str(skew)}, **hx)
@@ -259,6 +262,11 @@ def _time_page_edit(client, scenario_id: int, skew: int) -> None:
           f"(the run queued in it); the runs panel with the run's counts {shown:.2f} s after the edit was sent, "
           f"asked for as the page asks ({polls} requests, the last {rendered * 1000:.0f} ms to render; the worker's "
           "times for the run are its log's last lines)", flush=True)
+    run = Run.objects.filter(scenario_id=scenario_id, source=Run.Source.DRAFT).order_by("-created_at", "-id").first()
+    if run is not None and run.started_at and run.finished_at:
+        at = [(stamp.timestamp() - sent) for stamp in (run.created_at, run.started_at, run.finished_at)]
+        print(f"  its run: queued {at[0]:.2f} s after the edit was sent, taken by the worker at {at[1]:.2f} s, "
+              f"stored at {at[2]:.2f} s; the panel showed it {shown - at[2]:.2f} s later", flush=True)
 
 
 def _database_sizes() -> str:
