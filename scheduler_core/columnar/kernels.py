@@ -7,6 +7,11 @@ no fused multiply-add). They pay where a cycle's NumPy calls are many and small:
 thousands of nodes, one compiled pass replaces a dozen array operations and their
 per-call cost. Below ``MIN_NODES`` nodes, or without numba, the NumPy code runs.
 
+The loops over nodes avoid branches on a node's values where they can (a table looked
+up, a count added, ``min``/``max``): in a run, where each call comes between other work,
+such a branch per node cost far more than in calls repeated on the same arrays
+(PodTopologySpread's Filter at 5,000 nodes: 14 us a call with it, 4 us without).
+
 Compiled code is cached on disk next to this module (``cache=True``), so only the first
 run on a machine compiles.
 """
@@ -55,12 +60,11 @@ def least_allocated(alloc_cpu, alloc_mem, nz_cpu, nz_mem, idx, q_cpu, q_mem, w_c
     out = np.empty(len(idx), np.int64)
     for k in range(len(idx)):
         i = idx[k]
+        # (more requested than allocatable scores 0, and so does nothing allocatable, as upstream)
         a = alloc_cpu[i]
-        r = nz_cpu[i] + q_cpu
-        s_cpu = 0 if r > a else (a - r) * 100 // a
+        s_cpu = max(a - nz_cpu[i] - q_cpu, 0) * 100 // max(a, 1)
         a = alloc_mem[i]
-        r = nz_mem[i] + q_mem
-        s_mem = 0 if r > a else (a - r) * 100 // a
+        s_mem = max(a - nz_mem[i] - q_mem, 0) * 100 // max(a, 1)
         out[k] = (s_cpu * w_cpu + s_mem * w_mem) // (w_cpu + w_mem)
     return out
 
@@ -145,22 +149,26 @@ def spread_round(acc, ignored):
 
 def spread_normalize(scores, ignored):
     """PodTopologySpread NormalizeScore: 100 * (max + min - s) / max over kept nodes."""
-    lo = np.int64(2 ** 62)
+    top = np.int64(2 ** 62)
+    lo = top
     hi = np.int64(0)
     kept = 0
     for k in range(len(scores)):
-        if not ignored[k]:
-            kept += 1
-            if scores[k] < lo:
-                lo = scores[k]
-            if scores[k] > hi:
-                hi = scores[k]
+        s = scores[k]
+        keep = not ignored[k]
+        kept += keep
+        lo = min(lo, s if keep else top)
+        hi = max(hi, s if keep else 0)
     out = np.zeros(len(scores), np.int64)
     if kept == 0:
         return out
+    if hi == 0:
+        for k in range(len(scores)):
+            out[k] = 0 if ignored[k] else 100
+        return out
     for k in range(len(scores)):
-        if not ignored[k]:
-            out[k] = 100 if hi == 0 else 100 * (hi + lo - scores[k]) // hi
+        v = 100 * (hi + lo - scores[k]) // hi
+        out[k] = 0 if ignored[k] else v
     return out
 
 
@@ -217,30 +225,30 @@ def spread_filter(status, ok, slots, cnt, threshold, skew_id, label_id):
     gets label_id, one whose domain count is over threshold (maxSkew - selfMatch +
     minMatch) skew_id; ``ok`` is status == 0 after it."""
     m = len(cnt)
+    verdict = np.empty(m + 1, np.int32)  # per slot: 0, skew_id, or label_id for the missing key
+    for v in range(m):
+        verdict[v] = skew_id if cnt[v] > threshold else 0
+    verdict[m] = label_id
     for i in range(len(slots)):
-        if status[i] == 0:
-            v = slots[i]
-            if v == m:
-                status[i] = label_id
-            elif cnt[v] > threshold:
-                status[i] = skew_id
-        ok[i] = status[i] == 0
+        s = status[i]
+        s = s if s != 0 else verdict[slots[i]]
+        status[i] = s
+        ok[i] = s == 0
 
 
 def first_feasible(ok, start, to_find):
     """From ``start``, wrapping, the first ``to_find`` positions where ok (in that order)
     and how many positions were looked at (all of them when fewer are feasible)."""
     n = len(ok)
-    found = np.empty(min(to_find, n), np.int64)
+    found = np.empty(min(to_find, n) + 1, np.int64)  # (one more: each position is written, kept if ok)
     f = 0
     seen = 0
     while seen < n and f < to_find:
         p = start + seen
         if p >= n:
             p -= n
-        if ok[p]:
-            found[f] = p
-            f += 1
+        found[f] = p
+        f += ok[p]
         seen += 1
     return found[:f], seen
 

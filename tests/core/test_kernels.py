@@ -1,0 +1,83 @@
+"""The compiled loops (columnar/kernels.py) give what the NumPy code of the same plugin gives,
+value for value, on arrays chosen to reach their edges: nodes without the topology key, a
+second constraint over nodes a first one already failed, no feasible node, the ring walked
+round, ignored nodes, every score 0, requests above a node's allocatable and nodes with nothing
+allocatable. The whole cycle on both paths is compared in test_columnar.py."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from scheduler_core.columnar import kernels
+
+pytestmark = pytest.mark.skipif(not kernels.available(10**9),  # (compiles them)
+                                reason="numba is not installed")
+
+SKEW, LABEL = 7, 9
+ints = st.integers(min_value=0, max_value=60)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_spread_filter_folds_a_constraint_as_the_numpy_lookup_does(data) -> None:
+    m = data.draw(st.integers(1, 6), "domains")
+    slots = np.array(data.draw(st.lists(st.integers(0, m), min_size=1, max_size=40), "slots"), np.int64)
+    cnt = np.array(data.draw(st.lists(ints, min_size=m, max_size=m), "counts"), np.int64)
+    threshold = data.draw(ints, "threshold")
+    # a first constraint may have failed some nodes already (their status is kept)
+    before = np.array(data.draw(st.lists(st.sampled_from([0, 0, 3]), min_size=len(slots),
+                                         max_size=len(slots)), "status"), np.int32)
+    lut = np.append((cnt > threshold) * SKEW, LABEL).astype(np.int32)
+    expected = np.where(before == 0, lut[slots], before)
+    status, ok = before.copy(), np.empty(len(slots), bool)
+    kernels.spread_filter(status, ok, slots, cnt, threshold, SKEW, LABEL)
+    assert status.tolist() == expected.tolist()
+    assert ok.tolist() == (expected == 0).tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=30), st.data())
+def test_first_feasible_walks_the_ring_from_the_start_as_the_numpy_search_does(flags, data) -> None:
+    ok = np.array(flags, bool)
+    n = len(ok)
+    start = data.draw(st.integers(0, n - 1), "start")
+    to_find = data.draw(st.integers(0, n + 2), "to_find")
+    order = [(start + k) % n for k in range(n)]
+    feasible = [p for p in order if ok[p]][:to_find]
+    looked = n if len(feasible) < to_find or not to_find else order.index(feasible[-1]) + 1
+    if to_find == 0:
+        looked = 0
+    found, seen = kernels.first_feasible(ok, start, to_find)
+    assert (found.tolist(), seen) == (feasible, looked)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(ints, st.booleans()), min_size=1, max_size=30))
+def test_spread_normalize_scores_the_kept_nodes_as_upstream(nodes) -> None:
+    scores = np.array([s for s, _ in nodes], np.int64)
+    ignored = np.array([i for _, i in nodes], bool)
+    kept = scores[~ignored]
+    if len(kept) == 0:
+        expected = np.zeros(len(scores), np.int64)
+    else:
+        lo, hi = int(kept.min()), max(int(kept.max()), 0)
+        expected = np.where(ignored, 0, 100 if hi == 0 else 100 * (hi + lo - scores) // max(hi, 1))
+    assert kernels.spread_normalize(scores, ignored).tolist() == expected.tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 16_000), st.integers(0, 16_000), st.integers(0, 64 << 30),
+                          st.integers(0, 64 << 30)), min_size=1, max_size=20),
+       st.integers(0, 4_000), st.integers(0, 8 << 30), st.integers(1, 3), st.integers(1, 3))
+def test_least_allocated_scores_as_upstream_and_zero_where_nothing_is_left(nodes, q_cpu, q_mem, w_cpu, w_mem) -> None:
+    alloc_cpu, nz_cpu, alloc_mem, nz_mem = (np.array(col, np.int64) for col in zip(*nodes))
+    idx = np.arange(len(nodes), dtype=np.int64)[::-1].copy()
+
+    def least(alloc, requested):  # leastRequestedScore: 0 when nothing is allocatable or it is exceeded
+        return [0 if a == 0 or r > a else (a - r) * 100 // a for a, r in zip(alloc.tolist(), requested.tolist())]
+
+    s_cpu, s_mem = least(alloc_cpu[idx], nz_cpu[idx] + q_cpu), least(alloc_mem[idx], nz_mem[idx] + q_mem)
+    expected = [(c * w_cpu + m * w_mem) // (w_cpu + w_mem) for c, m in zip(s_cpu, s_mem)]
+    got = kernels.least_allocated(alloc_cpu, alloc_mem, nz_cpu, nz_mem, idx, q_cpu, q_mem, w_cpu, w_mem)
+    assert got.tolist() == expected
