@@ -94,6 +94,35 @@ def read_documents(text: str, filename: str, parsed: list[Any] | None = None
         yield from _flatten(doc, filename)
 
 
+# Whether objects are held frozen (gc.freeze) now: by the engine around a simulation, or by the
+# program that embeds it, which says so (frozen_elsewhere) once it freezes anything. Otherwise
+# gc.get_freeze_count() is asked; it walks every frozen object (0.12 s a call in a web process
+# that holds a 150,000-pod text's documents frozen, three calls for one page; as long at the end
+# of a dense-5000 run, with the loaded scenario frozen).
+_FROZEN = {"told": False, "elsewhere": False, "engine": 0}
+
+
+def frozen_elsewhere(frozen: bool) -> None:
+    """Say that objects are (or are no longer) held frozen outside the engine; say it again each
+    time that changes (webapp/scenarios/frozen.py does)."""
+    _FROZEN["told"] = True
+    _FROZEN["elsewhere"] = frozen
+
+
+def engine_frozen(change: int) -> None:
+    """The engine froze (+1) or unfroze (-1) what exists (simulate.py, around a run)."""
+    _FROZEN["engine"] += change
+
+
+def something_frozen() -> bool:
+    """Whether any object is frozen now."""
+    if _FROZEN["engine"] > 0:
+        return True
+    if _FROZEN["told"]:
+        return _FROZEN["elsewhere"]
+    return gc.get_freeze_count() > 0
+
+
 @contextlib.contextmanager
 def without_cycle_collection():
     """Python's cycle collector paused while a scenario is read: parsing and decoding
@@ -114,7 +143,7 @@ def without_cycle_collection():
     try:
         yield
     finally:
-        if gc.get_freeze_count() == 0:
+        if not something_frozen():
             gc.freeze()
             gc.unfreeze()
         gc.enable()

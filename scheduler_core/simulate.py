@@ -11,7 +11,7 @@ import gc
 
 from .columnar.runtime import Unsupported
 from .columnar.simulate import ColumnarSimulation
-from .scenario_io import without_cycle_collection
+from .scenario_io import engine_frozen, something_frozen, without_cycle_collection
 from .simulation import Simulation
 
 
@@ -56,11 +56,12 @@ def _scenario_frozen():
     what exists by then too (the simulation, once built). Garbage cycles are still
     collected, less often (``RUN_GC_THRESHOLD``). Left alone when something else already
     froze objects (it owns that state)."""
-    if gc.get_freeze_count() or not gc.isenabled():
+    if something_frozen() or not gc.isenabled():
         yield lambda: None
         return
     threshold = gc.get_threshold()
     gc.freeze()
+    engine_frozen(+1)
     gc.set_threshold(max(threshold[0], RUN_GC_THRESHOLD), max(threshold[1], RUN_GC_THRESHOLD_1),
                      *threshold[2:])
     try:
@@ -68,6 +69,7 @@ def _scenario_frozen():
     finally:
         gc.set_threshold(*threshold)
         gc.unfreeze()
+        engine_frozen(-1)
 
 
 def _columnar(scenario, seed: int, detail) -> Simulation | None:

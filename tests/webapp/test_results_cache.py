@@ -9,6 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext, override_settings
 from django.utils import timezone
 
+from scheduler_core import scenario_io
 from webapp.scenarios import frozen, results_cache, tasks, texts
 from webapp.scenarios.manifests import documents
 from webapp.scenarios import services
@@ -286,8 +287,11 @@ class FrozenResultTests(BaseTestCase):
         self.assertContains(self.client.get(f"/runs/{self.runs[0].pk}/topology/"), "node-a")
         self.assertTrue(frozen.is_frozen())
         self.assertGreater(gc.get_freeze_count(), 0)
+        # the engine is told, and asks no count of the frozen objects (a walk of all of them) in a page's loads
+        self.assertTrue(scenario_io.something_frozen())
         results_cache.forget(self.runs[0].pk)
         self.assertFalse(frozen.is_frozen())
+        self.assertFalse(scenario_io.something_frozen())
 
     def test_the_next_result_evicts_the_first_and_is_frozen_in_its_place(self):
         import gc
