@@ -97,8 +97,7 @@ def read_documents(text: str, filename: str, parsed: list[Any] | None = None
 # Whether objects are held frozen (gc.freeze) now: by the engine around a simulation, or by the
 # program that embeds it, which says so (frozen_elsewhere) once it freezes anything. Otherwise
 # gc.get_freeze_count() is asked; it walks every frozen object (0.12 s a call in a web process
-# that holds a 150,000-pod text's documents frozen, three calls for one page; as long at the end
-# of a dense-5000 run, with the loaded scenario frozen).
+# that holds a 150,000-pod text's documents frozen, three calls for one page).
 _FROZEN = {"told": False, "elsewhere": False, "engine": 0}
 
 
