@@ -23,6 +23,7 @@ from scheduler_core.k8s.quantity import QuantityError, parse_quantity
 from scheduler_core.scenario_io import parse_fast as _engine_parse_fast
 # what a quick edit uses to keep a List's unchanged items as written, and while it copies and writes
 from scheduler_core.scenario_io import list_item_starts, node_properties, without_cycle_collection  # noqa: F401
+from scheduler_core.scenario_io import frozen_elsewhere  # noqa: F401 - frozen.py tells the engine what it froze
 from . import texts
 from .manifests import limits
 

@@ -12,7 +12,7 @@ everything is unfrozen (the collector may then reclaim garbage frozen with it), 
 over its garbage is collected and what is left frozen again if a cache still holds something large.
 Only web processes freeze (webapp/wsgi.py and asgi.py call ``enable``); in a worker the engine freezes the
 loaded scenario around a simulation itself, and would leave that alone if something else had frozen. The engine is
-told each time this module freezes or unfreezes (``scheduler_core.scenario_io.frozen_elsewhere``): otherwise it asks
+told each time this module freezes or unfreezes (``engine.frozen_elsewhere``): otherwise it asks
 gc.get_freeze_count(), which walks every frozen object (0.12 s a call with a 267 MB text's documents frozen).
 """
 
@@ -21,7 +21,8 @@ import threading
 
 from django.core.signals import request_finished
 from django.dispatch import receiver
-from scheduler_core.scenario_io import frozen_elsewhere
+
+from .engine import frozen_elsewhere
 
 _lock = threading.Lock()
 _holders = {}  # name -> holds(): whether that cache now holds something large
