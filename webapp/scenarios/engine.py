@@ -442,14 +442,6 @@ def quantity(text):
         return None
 
 
-def run_filter(manifests, config, pod):
-    return scheduler_core.run_filter(load(manifests, config), pod)
-
-
-def run_score(manifests, config, pod):
-    return scheduler_core.run_score(load(manifests, config), pod)
-
-
 def validate_pod_update(old, new):
     return scheduler_core.validate_pod_update(old, new)
 
