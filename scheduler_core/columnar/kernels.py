@@ -28,7 +28,8 @@ _tried = False
 MIN_NODES = int(os.environ.get("WHATIF_KERNEL_MIN_NODES", "1000"))
 KERNELS = ("least_allocated", "balanced", "default_normalize", "interpod_normalize", "spread_add_domain",
            "spread_add_hostname", "spread_round", "spread_normalize", "fit_ok",
-           "first_feasible", "present_min", "spread_filter", "fit_keys")
+           "first_feasible", "present_min", "spread_filter", "fit_keys", "feasible_search",
+           "feasible_at")
 
 
 def available(n: int) -> bool:
@@ -253,6 +254,53 @@ def first_feasible(ok, start, to_find):
     return found[:f], seen
 
 
+def feasible_search(static_ok, room_pods, free_cpu, free_mem, q_cpu, q_mem, slots_a, cnt_a, thr_a,
+                    slots_b, cnt_b, thr_b, start, to_find):
+    """first_feasible over the verdicts of the static filters, NodeResourcesFit (``q_cpu`` < 0:
+    not in the cycle) and two PodTopologySpread constraints (a domain's count not over its
+    threshold; a slot past the counts, the key missing, fails; each ``cnt`` has at least one
+    domain; a constraint the pod does not have is given as one that passes), each node's
+    worked out when the walk reaches it (upstream's findNodesThatPassFilters): nodes past the
+    point where it stops are not looked at. The verdict is combined without a branch on the
+    node's values, and written out here and in feasible_at: with a branch per check, or in a
+    helper numba inlines, the walk took three times as long in a run."""
+    n = len(static_ok)
+    no_fit = q_cpu < 0
+    any_cpu, any_mem = q_cpu <= 0, q_mem <= 0
+    last_a, last_b = len(cnt_a) - 1, len(cnt_b) - 1
+    found = np.empty(min(to_find, n) + 1, np.int64)
+    f = 0
+    seen = 0
+    while seen < n and f < to_find:
+        p = start + seen
+        if p >= n:
+            p -= n
+        found[f] = p
+        fits = (room_pods[p] >= 1) & (any_cpu | (free_cpu[p] >= q_cpu)) & (any_mem | (free_mem[p] >= q_mem))
+        va, vb = slots_a[p], slots_b[p]
+        good = static_ok[p] & (no_fit | fits) & (va <= last_a) & (cnt_a[min(va, last_a)] <= thr_a) \
+            & (vb <= last_b) & (cnt_b[min(vb, last_b)] <= thr_b)
+        f += good
+        seen += 1
+    return found[:f], seen
+
+
+def feasible_at(idx, static_ok, room_pods, free_cpu, free_mem, q_cpu, q_mem, slots_a, cnt_a, thr_a,
+                slots_b, cnt_b, thr_b):
+    """Whether any of nodes idx passes, by feasible_search's verdict."""
+    no_fit = q_cpu < 0
+    any_cpu, any_mem = q_cpu <= 0, q_mem <= 0
+    last_a, last_b = len(cnt_a) - 1, len(cnt_b) - 1
+    for k in range(len(idx)):
+        p = idx[k]
+        fits = (room_pods[p] >= 1) & (any_cpu | (free_cpu[p] >= q_cpu)) & (any_mem | (free_mem[p] >= q_mem))
+        va, vb = slots_a[p], slots_b[p]
+        if static_ok[p] & (no_fit | fits) & (va <= last_a) & (cnt_a[min(va, last_a)] <= thr_a) \
+                & (vb <= last_b) & (cnt_b[min(vb, last_b)] <= thr_b):
+            return True
+    return False
+
+
 def warm() -> None:
     """Compile (or load from the disk cache) every kernel for the argument types a
     simulation uses, so that a large run does not pay for it on its first cycle. The
@@ -276,3 +324,6 @@ def warm() -> None:
     present_min(i64, idx)
     spread_filter(np.zeros(2, np.int32), ok.copy(), np.zeros(2, np.intp), i64, 1, 1, 2)
     fit_keys(i64, i64, i64, i64, i64, np.zeros(1, np.intp), i64, i64, i64, 1, 1)
+    slots = np.zeros(2, np.intp)
+    feasible_search(ok, i64, i64, i64, 1, 1, slots, i64, 1, slots, i64, 1, 0, 1)
+    feasible_at(idx, ok, i64, i64, i64, 1, 1, slots, i64, 1, slots, i64, 1)

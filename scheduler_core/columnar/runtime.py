@@ -81,6 +81,9 @@ class ColumnarFramework:
         for pl in self.pre_filter_plugins + self.pre_score_plugins + self.score_plugins:
             if pl.NAME not in self.plugins:
                 raise Unsupported(pl.NAME)
+        self._walk_units: dict[frozenset, tuple | None] = {}  # walk_arguments, per skipped set
+        self._no_constraint: tuple | None = None
+        self._all_pass: np.ndarray | None = None
 
     def _columnar(self, ref_plugin):
         return self.plugins.get(ref_plugin.NAME, ref_plugin)
@@ -101,6 +104,53 @@ class ColumnarFramework:
         if run:
             units.append(StaticFilters(run, self.ctx))
         return units
+
+    def walk_arguments(self, state: CycleState, pod: Pod) -> tuple | None:
+        """kernels.feasible_search's arguments for this cycle (before start and to_find), or
+        None when its Filter plugins are not those the walk knows: at most one run of
+        node-static ones, NodeResourcesFit on cpu, memory and pods, PodTopologySpread with at
+        most two constraints (ColumnarScheduler._walk)."""
+        skip = frozenset(state.skip_filter_plugins)
+        units = self._walk_units.get(skip, False)
+        if units is False:
+            units = self._walk_units[skip] = self._walkable([u for u in self.filters
+                                                             if u.NAME not in skip])
+        if units is None:
+            return None
+        static, fit, spread = units
+        table = self.ctx.table
+        q_cpu, q_mem = -1, 0  # (no NodeResourcesFit)
+        if fit is not None:
+            found = fit.walk_request(state)
+            if found is None:
+                return None
+            q_cpu, q_mem = found
+        cons: list = []
+        if spread is not None:
+            cons = spread.walk_constraints(state)
+            if cons is None or len(cons) > 2:
+                return None
+        if self._no_constraint is None:  # (a constraint every node passes)
+            self._no_constraint = (np.zeros(table.n, np.intp), np.zeros(1, np.int64), 0)
+        a = cons[0] if cons else self._no_constraint
+        b = cons[1] if len(cons) > 1 else self._no_constraint
+        static_ok = static.filter_ok(state, pod) if static is not None else self._every_node()
+        return (static_ok, table.room_pods, table.free_cpu, table.free_mem, q_cpu, q_mem, *a, *b)
+
+    def _walkable(self, units: list):
+        """(StaticFilters, Fit, PodTopologySpread), each None when absent, or None."""
+        found: dict[type, object] = {}
+        for u in units:
+            kind = type(u)
+            if kind not in (StaticFilters, Fit, PodTopologySpread) or kind in found:
+                return None
+            found[kind] = u
+        return found.get(StaticFilters), found.get(Fit), found.get(PodTopologySpread)
+
+    def _every_node(self) -> np.ndarray:
+        if self._all_pass is None:
+            self._all_pass = np.ones(self.ctx.table.n, bool)
+        return self._all_pass
 
     def has_filter_plugins(self) -> bool:
         return bool(self.filters)

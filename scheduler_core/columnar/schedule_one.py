@@ -5,7 +5,10 @@ Mirrors kube-scheduler v1.34 ``pkg/scheduler/schedule_one.go`` as the reference
 nominated-node fast path, numFeasibleNodesToFind from the rotating nextStartNodeIndex,
 prioritizeNodes, selectHost), sharing its ``Scheduler`` state so both paths take the same
 nodes in the same order and draw the same random numbers. Every node is filtered at once;
-"the first nodes found feasible from nextStartNodeIndex" is then a slice of that array.
+"the first nodes found feasible from nextStartNodeIndex" is then a slice of that array. A
+cycle whose explanation is not kept, whose Filter plugins are the usual node-static ones,
+NodeResourcesFit and PodTopologySpread, instead walks the nodes from nextStartNodeIndex in one
+compiled loop, as upstream does, and stops at numFeasibleNodesToFind (``_walk``).
 """
 from __future__ import annotations
 
@@ -150,7 +153,7 @@ class ColumnarRecord:
 
     __slots__ = ("nominated_node_tried", "nominated_node_fit", "nodes_evaluated",
                  "pre_filter_status", "absent", "filters", "failed_of", "extra_failed",
-                 "feasible", "scores", "chosen", "diagnosed")
+                 "feasible", "scores", "chosen", "diagnosed", "walked", "filters_again")
 
     def __init__(self) -> None:
         self.nominated_node_tried = ""
@@ -166,6 +169,12 @@ class ColumnarRecord:
         self.chosen = -1  # the selected node's position among feasible
         # (the rejected nodes, their status ids) as the Diagnosis counted them
         self.diagnosed: tuple[np.ndarray, np.ndarray] | None = None
+        # before the cycle, whether it may find its feasible nodes by walking the nodes
+        # (ColumnarScheduler._walk; the simulation says so when a successful cycle of the pod is
+        # not explained); after it, whether it did. A walked cycle keeps (framework, state, pod)
+        # for ColumnarScheduler.filters_again, should its Filter verdicts be asked for after all
+        self.walked = False
+        self.filters_again: tuple | None = None
 
     @property
     def failed(self) -> np.ndarray:
@@ -184,6 +193,7 @@ class ColumnarScheduler:
         self._all = np.arange(ctx.table.n, dtype=np.intp)
         self._nominated_version = -1
         self._nominated: dict[int, tuple[np.ndarray, list[list[PodInfo]]]] = {}
+        self._to_find: dict[ColumnarFramework, int] = {}  # numFeasibleNodesToFind of all nodes
 
     def schedule_pod(self, fwk: ColumnarFramework, state: CycleState, pod: Pod,
                      record: ColumnarRecord) -> ScheduleResult:
@@ -196,6 +206,11 @@ class ColumnarScheduler:
         if rejected is not None:
             record.pre_filter_status = rejected
             raise FitError(pod, table.n, diagnosis)
+        if record.walked:
+            walked = self._walk(fwk, state, pod, pre_res)
+            if walked is not None:
+                return self._walked(fwk, state, pod, record, *walked)
+        record.walked = False
         fr = fwk.run_filters(state, pod) if fwk.has_filter_plugins() else None
         if fr is not None:
             self._nominated_pods(fr, pod)
@@ -234,6 +249,12 @@ class ColumnarScheduler:
         if len(feasible) == 0:
             self._diagnose(diagnosis, fr, record.failed, record)
             raise FitError(pod, table.n, diagnosis)
+        return self._scored(fwk, state, pod, record, feasible, processed)
+
+    def _scored(self, fwk: ColumnarFramework, state: CycleState, pod: Pod, record: ColumnarRecord,
+                feasible: np.ndarray, processed: int) -> ScheduleResult:
+        """prioritizeNodes and selectHost over the feasible nodes (at least one)."""
+        table = self.ctx.table
         if len(feasible) == 1:
             return ScheduleResult(table.names[feasible[0]], processed, 1)
         if not fwk.has_score_plugins():
@@ -246,6 +267,55 @@ class ColumnarScheduler:
             record.scores = (plugins, arrays, totals, raws)
         record.chosen = self._select(totals)
         return ScheduleResult(table.names[feasible[record.chosen]], processed, len(feasible))
+
+    def _walk(self, fwk: ColumnarFramework, state: CycleState, pod: Pod, pre_res):
+        """findNodesThatPassFilters for the usual cycle, in one compiled walk from
+        nextStartNodeIndex that works out each node's verdict as it reaches it and stops at
+        numFeasibleNodesToFind: the pod has no nominated node, no PreFilterResult narrows the
+        nodes, its Filter plugins are node-static ones, NodeResourcesFit (cpu, memory, pods) and
+        PodTopologySpread (at most two constraints), and no node holding nominated pods it must
+        make room for passes them (there RunFilterPluginsWithNominatedPods decides). Returns
+        (feasible nodes, nodes looked at, start), or None when the cycle takes the node arrays
+        (any other cycle, or one without a feasible node: its Diagnosis needs every verdict)."""
+        table = self.ctx.table
+        if pod.nominated_node_name or (pre_res is not None and not pre_res.all_nodes()) or \
+                not kernels.available(table.n):
+            return None
+        args = fwk.walk_arguments(state, pod)
+        if args is None:
+            return None
+        nodes = self._nominated_of(pod)[0]
+        if len(nodes) and kernels.feasible_at(nodes, *args):
+            return None
+        n = table.n
+        to_find = self._to_find.get(fwk)
+        if to_find is None:  # (the profile's, for every node: the same in each cycle)
+            to_find = self._to_find[fwk] = num_feasible_nodes_to_find(
+                self.scheduler._percentage(fwk.ref), n) if fwk.has_score_plugins() else 1
+        start = self.scheduler.next_start_node_index % n
+        found, seen = kernels.feasible_search(*args, start, to_find)
+        if len(found) == 0:
+            return None
+        return found, seen, start
+
+    def _walked(self, fwk: ColumnarFramework, state: CycleState, pod: Pod, record: ColumnarRecord,
+                feasible: np.ndarray, seen: int, start: int) -> ScheduleResult:
+        """The rest of schedulePod after _walk found feasible nodes."""
+        record.feasible = feasible
+        record.failed_of = FailedNodes(self._all, start, seen, None)
+        record.nodes_evaluated = seen
+        record.filters_again = (fwk, state, pod)  # (no closure: it would hold the record in a cycle)
+        sched = self.scheduler
+        sched.next_start_node_index = (sched.next_start_node_index + seen) % self.ctx.table.n
+        return self._scored(fwk, state, pod, record, feasible, seen)
+
+    def filters_again(self, record: ColumnarRecord) -> None:
+        """A walked cycle's Filter verdicts, should its explanation be asked for after all (a
+        bind that failed: the nodes are still as the walk saw them)."""
+        fwk, state, pod = record.filters_again
+        fr = fwk.run_filters(state, pod)
+        self._nominated_pods(fr, pod)
+        record.filters, record.failed_of.ok = fr, fr.ok
 
     def _pass_filters(self, fwk: ColumnarFramework, fr: FilterResult | None,
                       subset: np.ndarray) -> tuple[np.ndarray, int, "FailedNodes"]:
@@ -327,8 +397,15 @@ class ColumnarScheduler:
         return int(ties[self.scheduler.draw(len(ties))])
 
     def _nominated_pods(self, fr: FilterResult, pod: Pod) -> None:
-        """Nodes with nominated pods of at least the pod's priority (itself excluded);
-        the same for every pod of one priority while the nominations stay the same."""
+        """RunFilterPluginsWithNominatedPods' nominated pods, folded into fr."""
+        nodes, added, key = self._nominated_of(pod)
+        if len(nodes):
+            fr.with_nominated(nodes, added, key)
+
+    def _nominated_of(self, pod: Pod) -> tuple[np.ndarray, list[list[PodInfo]], tuple | None]:
+        """Nodes with nominated pods of at least the pod's priority (itself excluded), those
+        pods, and a key naming them while the nominations stay the same (None for a pod
+        nominated itself); the same for every pod of one priority meanwhile."""
         version = self.nominator.version
         if self._nominated_version != version:
             self._nominated_version, self._nominated = version, {}
@@ -348,5 +425,4 @@ class ColumnarScheduler:
             found = (np.array(nodes, np.intp), added)
             if not own:
                 self._nominated[pod.priority] = found
-        if len(found[0]):
-            fr.with_nominated(found[0], found[1], None if own else key)
+        return found[0], found[1], None if own else key

@@ -76,6 +76,9 @@ class ColumnarSimulation(Simulation):
             sched.next_start_node_index = \
                 (sched.next_start_node_index + replay.evaluated) % self.ctx.table.n
             raise replay.error.with_traceback(None)  # (a raise adds its frames to the traceback)
+        # a cycle that schedules the pod is explained only as detail says: if not, its feasible
+        # nodes may be found by walking the nodes (ColumnarScheduler._walk)
+        record.walked = not self._explained(pod, failed=False)
         return self.cscheduler.schedule_pod(self.columnar[pod.scheduler_name], state, pod, record)
 
     def _fit_failure(self, fwk: Framework, state: CycleState, qpi: QueuedPodInfo, pod: Pod,
@@ -209,6 +212,8 @@ class ColumnarSimulation(Simulation):
 
     def _explain_record(self, state: CycleState, pod: Pod, record: ColumnarRecord,
                         cyc: dict) -> dict:
+        if record.filters is None and record.filters_again is not None:
+            self.cscheduler.filters_again(record)  # (a walked cycle whose bind failed)
         cfwk = self.columnar[pod.scheduler_name]
         table, statuses = self.ctx.table, self.ctx.statuses
         groups = []

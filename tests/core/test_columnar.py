@@ -279,6 +279,98 @@ def test_columnar_and_reference_agree_on_partial_detail(detail) -> None:
     assert same(fast, simulate(s, seed=13, detail=detail, fast=False))
 
 
+@pytest.fixture
+def walks(monkeypatch):
+    """The compiled kernels forced on, and a count of the cycles that found their feasible nodes
+    by walking the nodes (ColumnarScheduler._walk) against those that took the node arrays."""
+    from scheduler_core.columnar.schedule_one import ColumnarScheduler
+
+    if not kernels.available(kernels.MIN_NODES):
+        pytest.skip("numba is not installed")
+    monkeypatch.setattr(kernels, "MIN_NODES", 0)
+    counted = {"walked": 0, "arrays": 0}
+    walked, arrays = ColumnarScheduler._walked, ColumnarScheduler._pass_filters
+
+    def count_walked(self, *args):
+        counted["walked"] += 1
+        return walked(self, *args)
+
+    def count_arrays(self, *args):
+        counted["arrays"] += 1
+        return arrays(self, *args)
+    monkeypatch.setattr(ColumnarScheduler, "_walked", count_walked)
+    monkeypatch.setattr(ColumnarScheduler, "_pass_filters", count_arrays)
+    return counted
+
+
+@pytest.mark.parametrize("size, seed", [("60x300", 3), ("60x300", 8), ("small", 1), ("200x1000", 2)])
+def test_cycles_that_walk_the_nodes_print_the_reference_result(size, seed, walks) -> None:
+    """With detail "failed" a cycle that schedules its pod is not explained, so it may find its
+    feasible nodes by walking them from nextStartNodeIndex, each node's Filter verdict worked out
+    as the walk reaches it (node-static filters, NodeResourcesFit, PodTopologySpread); the other
+    cycles (other plugins, nominated pods that must be made room for, no feasible node) take the
+    node arrays. The bench's workloads: spread, preemption, pods nominated beforehand."""
+    fast, ref = both(to_yaml(generate(size, seed=seed).objects), seed, detail="failed")
+    assert same(fast, ref) and fast["evicted"]
+    assert walks["walked"] > 4 * walks["arrays"] > 0
+
+
+@pytest.mark.parametrize("seed, nodes, bound, pending, cfg", CASES)
+def test_cycles_that_may_walk_the_nodes_print_the_reference_result_for_every_profile(
+        seed, nodes, bound, pending, cfg, walks) -> None:
+    """The same over the profiles and plugin arguments above (most of these clusters' cycles take
+    the node arrays: pod anti-affinity, host ports and extended resources are common in them)."""
+    fast, ref = both(scenario(seed, nodes, bound, pending, [cfg] if cfg else None), seed, detail="failed")
+    assert same(fast, ref)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**31), nodes=st.integers(1, 25), bound=st.integers(0, 40),
+       pending=st.integers(1, 40), detail=st.sampled_from([False, "failed"]))
+def test_cycles_that_walk_the_nodes_agree_with_the_reference_on_any_seed(seed, nodes, bound, pending,
+                                                                         detail) -> None:
+    if not kernels.available(kernels.MIN_NODES):
+        pytest.skip("numba is not installed")
+    saved, kernels.MIN_NODES = kernels.MIN_NODES, 0
+    try:
+        fast, ref = both(scenario(seed, nodes, bound, pending), seed, detail=detail)
+    finally:
+        kernels.MIN_NODES = saved
+    assert same(fast, ref)
+
+
+def test_a_walked_cycle_whose_bind_fails_is_explained_as_the_reference_explains_it(walks,
+                                                                                  monkeypatch) -> None:
+    """A cycle that walked the nodes keeps no Filter verdicts; when its bind then fails, the
+    failure's explanation works them out again (nothing changed meanwhile)."""
+    from scheduler_core.columnar.schedule_one import ColumnarScheduler
+    from scheduler_core.framework.interface import Code, Status
+    from scheduler_core.framework.runtime import Framework
+
+    objects = generate("60x300", seed=3).objects
+    pending = [f"{o['metadata']['namespace']}/{o['metadata']['name']}" for o in objects
+               if o.get("kind") == "Pod" and not o["spec"].get("nodeName")]
+    refuse = set(pending[10:13])
+    text = to_yaml(objects)
+    bind, again = Framework.run_bind_plugins, ColumnarScheduler.filters_again
+    asked = []
+
+    def run_bind_plugins(self, state, pod, node_name):
+        if pod.key in refuse:
+            return Status(Code.Error, (f"binding refused for {pod.key}",), "DefaultBinder")
+        return bind(self, state, pod, node_name)
+
+    def filters_again(self, record):
+        asked.append(record)
+        return again(self, record)
+    monkeypatch.setattr(Framework, "run_bind_plugins", run_bind_plugins)
+    monkeypatch.setattr(ColumnarScheduler, "filters_again", filters_again)
+    fast, ref = both(text, 3, detail="failed")
+    assert refuse <= set(fast["explanations"]) and asked
+    assert any(fast["explanations"][k]["rejected"] for k in refuse)
+    assert same(fast, ref)
+
+
 def _sized_cluster() -> str:
     """Nodes of three sizes, a bound pod on each, and pending pods asking for more cpu, memory or both
     than the smaller nodes' whole allocatable (NodeResourcesFit: UnschedulableAndUnresolvable there,

@@ -81,3 +81,42 @@ def test_least_allocated_scores_as_upstream_and_zero_where_nothing_is_left(nodes
     expected = [(c * w_cpu + m * w_mem) // (w_cpu + w_mem) for c, m in zip(s_cpu, s_mem)]
     got = kernels.least_allocated(alloc_cpu, alloc_mem, nz_cpu, nz_mem, idx, q_cpu, q_mem, w_cpu, w_mem)
     assert got.tolist() == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_feasible_search_walks_as_the_filters_over_every_node_then_the_search(data) -> None:
+    """The walk's verdict per node is the node-static filters' flag, fit_ok (or no NodeResourcesFit
+    at all) and spread_filter's over two constraints; its search is first_feasible's over them."""
+    n = data.draw(st.integers(1, 30), "nodes")
+    nodes = st.lists(st.integers(-2, 4), min_size=n, max_size=n)
+    static_ok = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n), "static"), bool)
+    room = np.array(data.draw(nodes, "room"), np.int64)
+    free_cpu = np.array(data.draw(nodes, "free cpu"), np.int64)  # (below 0: an overcommitted node)
+    free_mem = np.array(data.draw(nodes, "free memory"), np.int64)
+    q_cpu = data.draw(st.integers(-1, 3), "cpu request")  # -1: the cycle has no NodeResourcesFit
+    q_mem = data.draw(st.integers(0, 3), "memory request")
+    constraints = []
+    for name in ("a", "b"):
+        m = data.draw(st.integers(1, 4), f"domains {name}")
+        slots = np.array(data.draw(st.lists(st.integers(0, m), min_size=n, max_size=n), f"slots {name}"),
+                         np.intp)  # (slot m: the node lacks the key)
+        cnt = np.array(data.draw(st.lists(st.integers(0, 5), min_size=m, max_size=m), f"counts {name}"),
+                       np.int64)
+        constraints.append((slots, cnt, data.draw(st.integers(0, 5), f"threshold {name}")))
+    expected_ok = static_ok.copy()
+    if q_cpu >= 0:
+        expected_ok &= kernels.fit_ok(room, free_cpu, free_mem, q_cpu, q_mem)
+    status = np.zeros(n, np.int32)
+    for slots, cnt, threshold in constraints:
+        spread_ok = np.empty(n, bool)
+        kernels.spread_filter(status, spread_ok, slots, cnt, threshold, SKEW, LABEL)
+    expected_ok &= status == 0
+    start = data.draw(st.integers(0, n - 1), "start")
+    to_find = data.draw(st.integers(1, n + 2), "to_find")
+    args = (static_ok, room, free_cpu, free_mem, q_cpu, q_mem, *constraints[0], *constraints[1])
+    found, seen = kernels.feasible_search(*args, start, to_find)
+    feasible, looked = kernels.first_feasible(expected_ok, start, to_find)
+    assert (found.tolist(), seen) == (feasible.tolist(), looked)
+    idx = np.array(data.draw(st.lists(st.integers(0, n - 1), max_size=5), "nominated nodes"), np.intp)
+    assert kernels.feasible_at(idx, *args) == bool(expected_ok[idx].any())

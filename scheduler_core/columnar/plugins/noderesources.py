@@ -80,6 +80,14 @@ class Fit(ColumnarPlugin):
             ok &= t.scalar_allocatable(name) - t.scalar_requested(name) >= want
         return ok
 
+    def walk_request(self, state: CycleState) -> tuple[int, int] | None:
+        """(cpu, memory) requested, for the node walk (kernels.feasible_search), when the pod
+        asks for nothing else (filter_ok's compiled case); else None."""
+        r = self._request(state)
+        if r.ephemeral_storage or r.scalar_resources:
+            return None
+        return r.milli_cpu, r.memory
+
     def filter_status(self, state: CycleState, pod: Pod, idx: np.ndarray) -> np.ndarray:
         t, r = self.ctx.table, self._request(state)
         if kernels.available(t.n) and not (r.ephemeral_storage or r.scalar_resources):

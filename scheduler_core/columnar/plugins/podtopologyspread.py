@@ -241,6 +241,15 @@ class PodTopologySpread(ColumnarPlugin):
         s.status = status
         return status == 0
 
+    def walk_constraints(self, state: CycleState) -> list[tuple[np.ndarray, np.ndarray, int]] | None:
+        """Each constraint's (domain slot per node, count per domain, threshold) for the node
+        walk (kernels.feasible_search: filter_ok's compiled comparison), None when filter_ok
+        takes its NumPy path."""
+        s: HardState = state.read(PRE_FILTER_STATE_KEY)
+        if s.constraints[0].lut is not None:
+            return None
+        return [(h.column.slots, h.cnt, h.threshold) for h in s.constraints]
+
     def filter_status(self, state: CycleState, pod: Pod, idx: np.ndarray) -> np.ndarray:
         return state.read(PRE_FILTER_STATE_KEY).status[idx]
 
