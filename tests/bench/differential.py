@@ -5,6 +5,11 @@ each cluster simulated by both paths with every explanation, and prints one line
 
     python -m tests.bench.differential --seeds 100:130
 
+``--detail failed`` keeps only the explanations of the pods left pending, as the dashboard asks: a
+cycle that schedules its pod then may walk the nodes for its feasible ones
+(``ColumnarScheduler._walk``); ``--kernels`` runs the compiled loops that clusters of 1,000 nodes
+or more run (the walk is one of them) on these smaller ones.
+
 Three generators per seed: the random affinity, spread and priority clusters of the tests (60–162
 nodes), the bench's ``dense-`` preset (27 bound pods per node, pod affinity, preemption; 40–130 nodes)
 and its plain preset (100–300 nodes). A cluster whose results differ is written out (its YAML and both
@@ -39,7 +44,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", default="0:10", help="FIRST:END (END excluded), default 0:10")
     p.add_argument("--out", type=Path, default=Path("differential-out"),
                    help="where a cluster whose results differ is written")
+    p.add_argument("--detail", choices=("all", "failed"), default="all",
+                   help="which pods are explained: all (default), or those left pending")
+    p.add_argument("--kernels", action="store_true",
+                   help="run the compiled loops on every cluster, not only from 1,000 nodes")
     args = p.parse_args(argv)
+    detail = True if args.detail == "all" else "failed"
+    if args.kernels:
+        from scheduler_core.columnar import kernels
+        kernels.MIN_NODES = 0
     first, _, end = args.seeds.partition(":")
     differ = 0
     checked = 0
@@ -47,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         for name, text in cases(seed):
             t = time.perf_counter()
             scenario = load_scenario(text, filename=f"{name}.yaml")
-            fast, ref = (json.dumps(simulate(scenario, seed=seed, detail=True, fast=fast), sort_keys=True,
+            fast, ref = (json.dumps(simulate(scenario, seed=seed, detail=detail, fast=fast), sort_keys=True,
                                     default=str) for fast in (True, False))
             checked += 1
             same = fast == ref
