@@ -339,6 +339,30 @@ def test_cycles_that_walk_the_nodes_agree_with_the_reference_on_any_seed(seed, n
     assert same(fast, ref)
 
 
+def test_a_spread_key_on_no_node_fails_every_node_as_the_reference_says(walks) -> None:
+    """A DoNotSchedule constraint over a label no node carries has no domain at all: every node
+    lacks the key (the walk is not taken for it: it has no domain counts to look up)."""
+    nodes = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}", "labels": {
+        "kubernetes.io/hostname": f"n{i}", "topology.kubernetes.io/zone": f"z{i % 2}"}},
+        "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}} for i in range(4)]
+
+    def pod(name, key):
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": {
+            "name": name, "namespace": "default", "labels": {"app": "web"}}, "spec": {
+            "containers": [{"name": "c", "image": "web", "resources": {"requests": {"cpu": "100m"}}}],
+            "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": key, "whenUnsatisfiable":
+                                           "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "web"}}}]}}
+    pods = [pod("racked", "example.com/rack"), pod("zoned-0", "topology.kubernetes.io/zone"),
+            pod("zoned-1", "topology.kubernetes.io/zone")]
+    fast, ref = both(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": nodes + pods}), 0,
+                     detail="failed")
+    assert same(fast, ref) and walks["walked"] == 2
+    outcome = {p["pod"]: p["outcome"] for p in fast["pods"]}
+    assert outcome == {"default/racked": "Unschedulable", "default/zoned-0": "Scheduled",
+                       "default/zoned-1": "Scheduled"}
+    assert "missing required label" in str(fast["explanations"]["default/racked"]["rejected"])
+
+
 def test_a_walked_cycle_whose_bind_fails_is_explained_as_the_reference_explains_it(walks,
                                                                                   monkeypatch) -> None:
     """A cycle that walked the nodes keeps no Filter verdicts; when its bind then fails, the

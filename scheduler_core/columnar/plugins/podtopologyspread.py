@@ -244,9 +244,9 @@ class PodTopologySpread(ColumnarPlugin):
     def walk_constraints(self, state: CycleState) -> list[tuple[np.ndarray, np.ndarray, int]] | None:
         """Each constraint's (domain slot per node, count per domain, threshold) for the node
         walk (kernels.feasible_search: filter_ok's compiled comparison), None when filter_ok
-        takes its NumPy path."""
+        takes its NumPy path or a constraint's key is on no node (no domain: every node fails)."""
         s: HardState = state.read(PRE_FILTER_STATE_KEY)
-        if s.constraints[0].lut is not None:
+        if s.constraints[0].lut is not None or any(len(h.cnt) == 0 for h in s.constraints):
             return None
         return [(h.column.slots, h.cnt, h.threshold) for h in s.constraints]
 
