@@ -261,9 +261,10 @@ def feasible_search(static_ok, room_pods, free_cpu, free_mem, q_cpu, q_mem, slot
     threshold; a slot past the counts, the key missing, fails; each ``cnt`` has at least one
     domain; a constraint the pod does not have is given as one that passes), each node's
     worked out when the walk reaches it (upstream's findNodesThatPassFilters): nodes past the
-    point where it stops are not looked at. The verdict is combined without a branch on the
-    node's values, and written out here and in feasible_at: with a branch per check, or in a
-    helper numba inlines, the walk took three times as long in a run."""
+    point where it stops are not looked at. The ring walk is first_feasible's; the verdict is
+    combined without a branch on the node's values (a branch per check: 10% slower in a run)
+    and written out here and in feasible_at (in a helper numba inlines, the loop took 54 us
+    instead of 3 us over 750 nodes)."""
     n = len(static_ok)
     no_fit = q_cpu < 0
     any_cpu, any_mem = q_cpu <= 0, q_mem <= 0
