@@ -29,7 +29,7 @@ MIN_NODES = int(os.environ.get("WHATIF_KERNEL_MIN_NODES", "1000"))
 KERNELS = ("least_allocated", "balanced", "default_normalize", "interpod_normalize", "spread_add_domain",
            "spread_add_hostname", "spread_round", "spread_normalize", "fit_ok",
            "first_feasible", "present_min", "spread_filter", "fit_keys", "feasible_search",
-           "feasible_at")
+           "feasible_at", "default_totals")
 
 
 def available(n: int) -> bool:
@@ -302,6 +302,67 @@ def feasible_at(idx, static_ok, room_pods, free_cpu, free_mem, q_cpu, q_mem, slo
     return False
 
 
+def default_totals(idx, alloc_cpu, alloc_mem, nz_cpu, nz_mem, req_cpu, req_mem,
+                   fit_cpu, fit_mem, fit_w_cpu, fit_w_mem, w_fit, bal_cpu, bal_mem, w_bal,
+                   na_raw, w_na, keys_a, vals_a, missing_a, mult_a, skew_a,
+                   keys_b, vals_b, missing_b, mult_b, skew_b, soft, ignored, w_spread, constant):
+    """The weighted total of each of nodes idx over the usual Score plugins, each normalized
+    as its own kernel does it: NodeResourcesFit's least_allocated, BalancedAllocation's
+    balanced, NodeAffinity's preferred-term sums (``na_raw``, per node) through
+    default_normalize, and PodTopologySpread's up to two ScheduleAnyway constraints (``soft``
+    of them; a count looked up as ``vals[keys[node]]``) through spread_add_*, spread_round
+    and spread_normalize; ``constant`` the weighted sum of the plugins that score every node
+    alike. A weight of 0 leaves a plugin out (a PreScore Skip)."""
+    m = len(idx)
+    total = np.empty(m, np.int64)
+    spread = np.zeros(m, np.int64)
+    na_top = 0
+    for k in range(m):
+        i = idx[k]
+        t = constant
+        if w_fit:
+            a = alloc_cpu[i]
+            s_cpu = max(a - nz_cpu[i] - fit_cpu, 0) * 100 // max(a, 1)
+            a = alloc_mem[i]
+            s_mem = max(a - nz_mem[i] - fit_mem, 0) * 100 // max(a, 1)
+            t += (s_cpu * fit_w_cpu + s_mem * fit_w_mem) // (fit_w_cpu + fit_w_mem) * w_fit
+        if w_bal:
+            f_cpu = min((req_cpu[i] + bal_cpu) / alloc_cpu[i], 1.0)
+            f_mem = min((req_mem[i] + bal_mem) / alloc_mem[i], 1.0)
+            t += np.int64((1 - abs((f_cpu - f_mem) / 2)) * 100.0) * w_bal
+        if w_na:
+            na_top = max(na_top, na_raw[i])
+        if w_spread:
+            acc = 0.0
+            if soft >= 1 and not missing_a[i]:
+                acc = acc + (vals_a[keys_a[i]] * mult_a + skew_a)
+            if soft >= 2 and not missing_b[i]:
+                acc = acc + (vals_b[keys_b[i]] * mult_b + skew_b)
+            if not ignored[k]:
+                fl = np.floor(acc)
+                spread[k] = np.int64(fl) + (1 if acc - fl >= 0.5 else 0)
+        total[k] = t
+    if w_na:
+        for k in range(m):
+            raw = na_raw[idx[k]]
+            total[k] += (raw if na_top == 0 else 100 * raw // na_top) * w_na
+    if w_spread:
+        top = np.int64(2 ** 62)
+        lo = top
+        hi = np.int64(0)
+        kept = 0
+        for k in range(m):
+            keep = not ignored[k]
+            kept += keep
+            lo = min(lo, spread[k] if keep else top)
+            hi = max(hi, spread[k] if keep else 0)
+        if kept:
+            for k in range(m):
+                if not ignored[k]:
+                    total[k] += (100 if hi == 0 else 100 * (hi + lo - spread[k]) // hi) * w_spread
+    return total
+
+
 def warm() -> None:
     """Compile (or load from the disk cache) every kernel for the argument types a
     simulation uses, so that a large run does not pay for it on its first cycle. The
@@ -328,3 +389,5 @@ def warm() -> None:
     slots = np.zeros(2, np.intp)
     feasible_search(ok, i64, i64, i64, 1, 1, slots, i64, 1, slots, i64, 1, 0, 1)
     feasible_at(idx, ok, i64, i64, i64, 1, 1, slots, i64, 1, slots, i64, 1)
+    default_totals(idx, i64 + 1, i64 + 1, i64, i64, i64, i64, 1, 1, 1, 1, 1, 1, 1, 1, i64, 1,
+                   slots, i64, ok, 1.0, 0.0, slots, i64, ok, 1.0, 0.0, 2, ok, 1, 0)

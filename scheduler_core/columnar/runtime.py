@@ -29,6 +29,7 @@ from ..framework.types import PodInfo
 from ..k8s.types import Pod
 from ..plugins import names
 from ..plugins import registry as reg
+from . import kernels
 from .context import Context
 from .plugins.imagelocality import ImageLocality
 from .plugins.interpodaffinity import InterPodAffinity
@@ -82,6 +83,9 @@ class ColumnarFramework:
             if pl.NAME not in self.plugins:
                 raise Unsupported(pl.NAME)
         self._walk_units: dict[frozenset, tuple | None] = {}  # walk_arguments, per skipped set
+        # _default_totals' stand-ins for a plugin that is not there (never read)
+        self._no_keys, self._no_ints = np.zeros(1, np.intp), np.zeros(1, np.int64)
+        self._no_flags = np.zeros(1, bool)
         self._no_constraint: tuple | None = None
         self._all_pass: np.ndarray | None = None
 
@@ -175,11 +179,12 @@ class ColumnarFramework:
         return FilterResult(self, state, pod, units, ok)
 
     # --- PreScore / Score --------------------------------------------------------------
-    def run_score(self, state: CycleState, pod: Pod, idx: np.ndarray
-                  ) -> tuple[np.ndarray, list[str], list[np.ndarray]]:
+    def run_score(self, state: CycleState, pod: Pod, idx: np.ndarray, totals_only: bool = False
+                  ) -> tuple[np.ndarray, list[str], list[np.ndarray] | None, list | None]:
         """PreScore then Score for nodes idx: (weighted totals, plugin names, normalized
         score arrays, raw score arrays or ints). Raises ScoreError as RunScorePlugins
-        fails."""
+        fails. ``totals_only``: the per-plugin arrays are not wanted (None when they were
+        not made: the usual plugins' totals come from one compiled loop)."""
         skip: set[str] = set()
         for pl in self.pre_score_plugins:
             st = pl.pre_score(state, pod, idx)
@@ -192,6 +197,10 @@ class ColumnarFramework:
             raise ScoreError(_wrap(st, f'running PreScore plugin "{pl.NAME}"', pl.NAME))
         state.skip_score_plugins = skip
         plugins = [pl for pl in self.score_plugins if pl.NAME not in skip]
+        if totals_only:
+            totals = self._default_totals(state, pod, idx, plugins)
+            if totals is not None:
+                return totals, [pl.NAME for pl in plugins], None, None
         weights = self.profile.weights
         total = None  # the weighted sum of the plugins' arrays, and of their constant scores:
         constant = 0  # (integers: the order of the additions changes nothing)
@@ -222,6 +231,52 @@ class ColumnarFramework:
         elif constant:
             total += constant
         return total, [pl.NAME for pl in plugins], arrays, raws
+
+    def _default_totals(self, state: CycleState, pod: Pod, idx: np.ndarray, plugins: list
+                        ) -> np.ndarray | None:
+        """run_score's totals through kernels.default_totals, when every plugin left is
+        NodeResourcesFit, BalancedAllocation or PodTopologySpread in their compiled cases,
+        NodeAffinity, or one scoring every node alike; else None."""
+        table = self.ctx.table
+        if not kernels.available(table.n):
+            return None
+        weights = self.profile.weights
+        fit = bal = spread = None
+        na_raw, w_na, constant = self._no_ints, 0, 0
+        for pl in plugins:
+            w = weights.get(pl.NAME, 1)
+            kind = type(pl)
+            if kind is Fit:
+                fit = pl.totals_arguments(state), w
+                if fit[0] is None:
+                    return None
+            elif kind is BalancedAllocation:
+                bal = pl.totals_arguments(state), w
+                if bal[0] is None:
+                    return None
+            elif kind is PodTopologySpread:
+                spread = pl.totals_arguments(state), w
+                if spread[0] is None:
+                    return None
+            elif kind is NodeAffinity:
+                na_raw, w_na = pl.raw_scores(state, pod), w
+            else:
+                s = pl.constant_score(state, pod)
+                if s is None:
+                    return None
+                constant += s * w
+        f_cpu, f_mem, f_wc, f_wm, w_fit = (*fit[0], fit[1]) if fit else (0, 0, 1, 1, 0)
+        b_cpu, b_mem, w_bal = (*bal[0], bal[1]) if bal else (0, 0, 0)
+        none = (self._no_keys, self._no_ints, self._no_flags, 0.0, 0.0)
+        soft, ignored, w_spread = [], self._no_flags, 0
+        if spread:
+            (soft, ignored), w_spread = spread
+        a = soft[0] if soft else none
+        b = soft[1] if len(soft) > 1 else none
+        return kernels.default_totals(
+            idx, table.alloc_cpu, table.alloc_mem, table.nz_cpu, table.nz_mem, table.req_cpu,
+            table.req_mem, f_cpu, f_mem, f_wc, f_wm, w_fit, b_cpu, b_mem, w_bal, na_raw, w_na,
+            *a, *b, len(soft), ignored, w_spread, constant)
 
     # --- explanations ------------------------------------------------------------------
     def explain(self, state: CycleState, pod: Pod) -> dict:

@@ -261,7 +261,7 @@ class ColumnarScheduler:
             totals = np.ones(len(feasible), np.int64)
         else:
             try:
-                totals, plugins, arrays, raws = fwk.run_score(state, pod, feasible)
+                totals, plugins, arrays, raws = fwk.run_score(state, pod, feasible, record.walked)
             except ScoreError as err:
                 raise SchedulingError(err.status) from None
             record.scores = (plugins, arrays, totals, raws)
@@ -316,6 +316,9 @@ class ColumnarScheduler:
         fr = fwk.run_filters(state, pod)
         self._nominated_pods(fr, pod)
         record.filters, record.failed_of.ok = fr, fr.ok
+        if record.scores is not None and record.scores[1] is None:  # (totals only: scored again)
+            totals, plugins, arrays, raws = fwk.run_score(state, pod, record.feasible)
+            record.scores = (plugins, arrays, totals, raws)
 
     def _pass_filters(self, fwk: ColumnarFramework, fr: FilterResult | None,
                       subset: np.ndarray) -> tuple[np.ndarray, int, "FailedNodes"]:

@@ -120,3 +120,59 @@ def test_feasible_search_walks_as_the_filters_over_every_node_then_the_search(da
     assert (found.tolist(), seen) == (feasible.tolist(), looked)
     idx = np.array(data.draw(st.lists(st.integers(0, n - 1), max_size=5), "nominated nodes"), np.intp)
     assert kernels.feasible_at(idx, *args) == bool(expected_ok[idx].any())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_default_totals_sum_the_usual_plugins_as_their_own_kernels_score_them(data) -> None:
+    """default_totals against least_allocated, balanced, default_normalize and spread_add_*,
+    spread_round and spread_normalize, weighted and summed; each plugin may be left out."""
+    n = data.draw(st.integers(1, 25), "nodes")
+    per_node = lambda lo, hi, name: np.array(data.draw(  # noqa: E731
+        st.lists(st.integers(lo, hi), min_size=n, max_size=n), name), np.int64)
+    alloc_cpu, alloc_mem = per_node(0, 8_000, "cpu allocatable"), per_node(1, 64 << 30, "memory allocatable")
+    alloc_cpu[alloc_cpu == 0] = 1  # (balanced divides by it: the plugin's compiled case has both everywhere)
+    req_cpu, req_mem = per_node(0, 9_000, "cpu requested"), per_node(0, 70 << 30, "memory requested")
+    nz_cpu, nz_mem = per_node(0, 9_000, "cpu non-zero"), per_node(0, 70 << 30, "memory non-zero")
+    idx = np.array(data.draw(st.lists(st.integers(0, n - 1), min_size=1, max_size=n, unique=True), "idx"),
+                   np.intp)
+    fit = (data.draw(st.integers(0, 4_000)), data.draw(st.integers(0, 8 << 30)), data.draw(st.integers(1, 3)),
+           data.draw(st.integers(1, 3)), data.draw(st.integers(0, 3)))
+    bal = (data.draw(st.integers(0, 4_000)), data.draw(st.integers(0, 8 << 30)), data.draw(st.integers(0, 3)))
+    na_raw, w_na = per_node(0, 300, "node affinity"), data.draw(st.integers(0, 3), "node affinity weight")
+    soft, hostname = [], []
+    for name in ("a", "b")[:data.draw(st.integers(0, 2), "soft constraints")]:
+        m = data.draw(st.integers(1, 4), f"domains {name}")
+        hostname.append(data.draw(st.booleans(), f"hostname {name}"))
+        if hostname[-1]:
+            keys, vals = np.arange(n, dtype=np.intp), per_node(0, 9, f"counts {name}")
+        else:
+            keys = np.array(data.draw(st.lists(st.integers(0, m), min_size=n, max_size=n)), np.intp)
+            vals = np.array(data.draw(st.lists(st.integers(0, 9), min_size=m + 1, max_size=m + 1)), np.int64)
+        missing = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n), f"missing {name}"), bool)
+        soft.append((keys, vals, missing, data.draw(st.floats(0.5, 3.0), f"weight {name}"),
+                     float(data.draw(st.integers(0, 3), f"skew {name}"))))
+    ignored = np.array(data.draw(st.lists(st.booleans(), min_size=len(idx), max_size=len(idx))), bool)
+    w_spread = data.draw(st.integers(0, 3), "spread weight")
+    constant = data.draw(st.integers(0, 300), "constant")
+
+    expected = np.full(len(idx), constant, np.int64)
+    if fit[4]:
+        expected += kernels.least_allocated(alloc_cpu, alloc_mem, nz_cpu, nz_mem, idx, *fit[:4]) * fit[4]
+    if bal[2]:
+        expected += kernels.balanced(alloc_cpu, alloc_mem, req_cpu, req_mem, idx, bal[0], bal[1]) * bal[2]
+    if w_na:
+        expected += kernels.default_normalize(na_raw[idx], False) * w_na
+    if w_spread:
+        acc = np.zeros(len(idx))
+        for (keys, vals, missing, weight, skew), own_node in zip(soft, hostname):
+            if own_node:
+                kernels.spread_add_hostname(acc, idx, vals, missing, weight, skew, np.empty(len(idx), np.int64))
+            else:
+                kernels.spread_add_domain(acc, idx, keys, missing, vals, weight, skew)
+        expected += kernels.spread_normalize(kernels.spread_round(acc, ignored), ignored) * w_spread
+    none = (np.zeros(1, np.intp), np.zeros(1, np.int64), np.zeros(1, bool), 0.0, 0.0)
+    a, b = (soft + [none, none])[:2]
+    got = kernels.default_totals(idx, alloc_cpu, alloc_mem, nz_cpu, nz_mem, req_cpu, req_mem, *fit, *bal,
+                                 na_raw, w_na, *a, *b, len(soft), ignored, w_spread, constant)
+    assert got.tolist() == expected.tolist()

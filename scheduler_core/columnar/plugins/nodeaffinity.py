@@ -90,10 +90,14 @@ class NodeAffinity(ColumnarPlugin):
         return broadcast(self.ctx.table, group_nodes(self.ctx.table, keys, names=fields),
                          answer, np.int64)
 
-    def score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> np.ndarray:
+    def raw_scores(self, state: CycleState, pod: Pod) -> np.ndarray:
+        """Score for every node (the preferred terms' weights that match it)."""
         pref = state.read(na.PRE_SCORE_STATE_KEY).preferred_node_affinity
         return self.ctx.template(self.name("score"), (pod.affinity,), lambda: self._scores.get(
-            pref, lambda: self._weights(pref)))[idx]
+            pref, lambda: self._weights(pref)))
+
+    def score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> np.ndarray:
+        return self.raw_scores(state, pod)[idx]
 
     def normalize(self, state: CycleState, pod: Pod, scores: np.ndarray) -> np.ndarray:
         return default_normalize(scores, reverse=False)

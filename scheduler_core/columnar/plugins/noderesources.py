@@ -173,6 +173,15 @@ class Fit(ColumnarPlugin):
         state.write(fit.PRE_SCORE_STATE_KEY, s)
         return SUCCESS
 
+    def totals_arguments(self, state: CycleState) -> tuple[int, int, int, int] | None:
+        """(cpu, memory requested, cpu, memory weight) for kernels.default_totals when score()
+        takes its compiled LeastAllocated case; else None."""
+        weights = _cpu_memory_weights(self.ref.scorer, self.ctx.table)
+        if weights is None or self.ref.scorer.name != LEAST_ALLOCATED:
+            return None
+        reqs = state.read(fit.PRE_SCORE_STATE_KEY).pod_requests
+        return reqs[0], reqs[1], weights[0], weights[1]
+
     def score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> np.ndarray:
         reqs = state.read(fit.PRE_SCORE_STATE_KEY).pod_requests
         t = self.ctx.table
@@ -208,6 +217,14 @@ class BalancedAllocation(ColumnarPlugin):
             return Status(Code.Skip)
         state.write(ba.PRE_SCORE_STATE_KEY, ba._PreScoreState(reqs))
         return SUCCESS
+
+    def totals_arguments(self, state: CycleState) -> tuple[int, int] | None:
+        """(cpu, memory requested) for kernels.default_totals when score() takes its compiled
+        case (cpu and memory, every node has both); else None."""
+        if _cpu_memory_weights(self.ref.scorer, self.ctx.table) is None:
+            return None
+        reqs = state.read(ba.PRE_SCORE_STATE_KEY).pod_requests
+        return reqs[0], reqs[1]
 
     def score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> np.ndarray:
         reqs = state.read(ba.PRE_SCORE_STATE_KEY).pod_requests

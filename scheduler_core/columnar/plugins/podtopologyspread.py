@@ -127,6 +127,7 @@ class PodTopologySpread(ColumnarPlugin):
         # (nominations key, namespace, counters) -> [(position, added pods counted per
         # constraint)] for the nodes where some nominated pod counts
         self._nominated_counts: dict = {}
+        self._node_keys: np.ndarray | None = None  # (totals_arguments: node i's key is i)
         st = ctx.statuses
         self.skew_id = st.intern(Status(Code.Unschedulable, (ERR_REASON_CONSTRAINTS_NOT_MATCH,),
                                         self.NAME))
@@ -350,6 +351,24 @@ class PodTopologySpread(ColumnarPlugin):
         t = np.trunc(acc)
         raw = (t + (acc - t >= 0.5)).astype(INT)  # math.Round for acc >= 0
         return np.where(s.ignored, 0, raw)
+
+    def totals_arguments(self, state: CycleState) -> tuple[list[tuple], np.ndarray] | None:
+        """For kernels.default_totals: per ScheduleAnyway constraint (keys per node, counts the
+        keys look up, the node lacks the key, weight, maxSkew - 1) as _score_compiled adds them,
+        and the ignored nodes; None beyond two constraints."""
+        s: SoftState = state.read(PRE_SCORE_STATE_KEY)
+        if len(s.constraints) > 2:
+            return None
+        out = []
+        for sc in s.constraints:
+            skew = float(sc.c.max_skew - 1)
+            if sc.hostname:  # (the node's own count: keys are the node indices)
+                if self._node_keys is None:
+                    self._node_keys = np.arange(self.ctx.table.n, dtype=np.intp)
+                out.append((self._node_keys, sc.matcher.counts, sc.column.missing, sc.weight, skew))
+            else:
+                out.append((sc.column.slots, self._lookup(sc), sc.column.missing, sc.weight, skew))
+        return out, s.ignored
 
     def _score_compiled(self, s: SoftState, idx: np.ndarray, acc: np.ndarray) -> np.ndarray:
         """score() through the kernels (the same float64 sums in the same order)."""
