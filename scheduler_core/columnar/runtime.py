@@ -31,6 +31,7 @@ from ..plugins import names
 from ..plugins import registry as reg
 from . import kernels
 from .context import Context
+from .plugins import ColumnarPlugin
 from .plugins.imagelocality import ImageLocality
 from .plugins.interpodaffinity import InterPodAffinity
 from .plugins.nodeaffinity import NodeAffinity
@@ -241,9 +242,19 @@ class ColumnarFramework:
         if not kernels.available(table.n):
             return None
         weights = self.profile.weights
+        constant = 0
+        summed = []
+        for pl in plugins:  # (first the plugins that may rule the loop out, at no cost to the others)
+            if type(pl) in _SUMMED:
+                summed.append(pl)
+                continue
+            s = pl.constant_score(state, pod) if type(pl).constant_score is not _NO_CONSTANT else None
+            if s is None:
+                return None
+            constant += s * weights.get(pl.NAME, 1)
         fit = bal = spread = None
-        na_raw, w_na, constant = self._no_ints, 0, 0
-        for pl in plugins:
+        na_raw, w_na = self._no_ints, 0
+        for pl in summed:
             w = weights.get(pl.NAME, 1)
             kind = type(pl)
             if kind is Fit:
@@ -258,13 +269,8 @@ class ColumnarFramework:
                 spread = pl.totals_arguments(state), w
                 if spread[0] is None:
                     return None
-            elif kind is NodeAffinity:
-                na_raw, w_na = pl.raw_scores(state, pod), w
             else:
-                s = pl.constant_score(state, pod)
-                if s is None:
-                    return None
-                constant += s * w
+                na_raw, w_na = pl.raw_scores(state, pod), w
         f_cpu, f_mem, f_wc, f_wm, w_fit = (*fit[0], fit[1]) if fit else (0, 0, 1, 1, 0)
         b_cpu, b_mem, w_bal = (*bal[0], bal[1]) if bal else (0, 0, 0)
         none = (self._no_keys, self._no_ints, self._no_flags, 0.0, 0.0)
@@ -294,6 +300,12 @@ class ColumnarFramework:
             if data is not None:
                 out[name] = data
         return out
+
+
+# _default_totals: the plugins kernels.default_totals scores itself, and the base class's
+# constant_score (a plugin keeping it never scores every node alike)
+_SUMMED = (Fit, BalancedAllocation, PodTopologySpread, NodeAffinity)
+_NO_CONSTANT = ColumnarPlugin.constant_score
 
 
 def _check_range(name: str, s: np.ndarray) -> None:
