@@ -7,7 +7,7 @@ from django.db import connection
 from django.test import Client, TransactionTestCase
 
 from webapp.scenarios import tasks
-from webapp.scenarios.models import Run
+from webapp.scenarios.models import Run, RunPage
 
 from .base import owner_and_small_scenario
 
@@ -40,6 +40,8 @@ class ResultTooLargeTests(TransactionTestCase):
         run.refresh_from_db()
         assert (refuse.refused, run.status, run.result, run.error) == (
             1, Run.Status.FAILED, None, tasks.RESULT_TOO_LARGE)
+        # the counts and page rows stored before the result are not left behind
+        assert run.summary is None and not RunPage.objects.filter(run_id=run.pk).exists()
         client = Client()
         client.force_login(self.owner)
         assert client.get(f"/api/runs/{run.pk}/").json()["error"] == tasks.RESULT_TOO_LARGE

@@ -7,7 +7,7 @@ from django.views.decorators.http import require_POST
 
 from webapp.scenarios import compare, drafts, engine, results_cache, services
 from webapp.scenarios.manifests import edits, limits
-from webapp.scenarios.models import Membership, Run
+from webapp.scenarios.models import Membership
 
 from .views import get_scenario
 
@@ -34,8 +34,7 @@ def runs_context(scenario, draft):
     (the outline of a 5,000-node draft is read from the database, a tenth of a second or more)."""
     mine, saved = drafts.latest_runs(draft)
     diff = skews = None
-    done = Run.Status.SUCCEEDED
-    if mine and saved and mine.status == done and saved.status == done:
+    if mine and saved and mine.counts_stored and saved.counts_stored:  # (a run storing its result has them)
         # (the facts the worker kept for comparing: a few MB of a 140 MB result)
         before, after = results_cache.comparison_facts(saved, mine)
         if before and after:
@@ -70,8 +69,9 @@ def _changes(diff, limit):
 
 
 def _counts(run):
-    """The counts the editor shows of a run (None until it succeeded)."""
-    if run is None or run.status != Run.Status.SUCCEEDED:
+    """The counts the editor shows of a run (None until they are stored: before its result, which the run's
+    pages read, is)."""
+    if run is None or not run.counts_stored:
         return None
     return compare.counts_of(run, lambda r: results_cache.result_of(r, by_parts=True))
 

@@ -230,6 +230,13 @@ class Run(models.Model):
         return self.status in self.FINISHED
 
     @property
+    def counts_stored(self):
+        """The engine's counts of this run (``summary``) and its page's rows are stored: it succeeded, or it is
+        storing its result after them (the worker writes them first: tasks._counts_first)."""
+        return self.status == self.Status.SUCCEEDED or (self.status == self.Status.RUNNING and
+                                                        self.summary is not None)
+
+    @property
     def seed(self):
         return self.params.get("seed", 0)
 

@@ -69,11 +69,15 @@ def _store_outcome(run_id, run, started, status, result, error):
     summary = compare.cell_summary(result) if status == Run.Status.SUCCEEDED else None
     page = page_of(run, result) if status == Run.Status.SUCCEEDED else None
     computed = time.perf_counter()
-    # One write for status, result, error and the page's rows; only if the stuck-run reaper hasn't taken the
-    # run meanwhile.
+    # The counts and the page's rows first, in a write of their own while the run is still running: the draft
+    # editor shows them without waiting for the result, whose write is most of the store (PostgreSQL parses a
+    # 5,000-node run's 19 MB into jsonb in 0.3 to 0.5 s).
+    kept = page is not None and _counts_first(run_id, page, summary)
+    # Then one write for status, result, error (and the page's rows unless kept); only if the stuck-run reaper
+    # hasn't taken the run meanwhile.
     try:
-        store(lambda: _finish(run_id, page, status=status, result=result, error=error, summary=summary,
-                              finished_at=timezone.now(), progress=None), f"run {run_id}")
+        store(lambda: _finish(run_id, KEPT if kept else page, status=status, result=result, error=error,
+                              summary=summary, finished_at=timezone.now(), progress=None), f"run {run_id}")
     except ResultTooLarge as e:
         log.error("run %s: the database refused its result: %s", run_id, e)
         status = Run.Status.FAILED
@@ -99,8 +103,32 @@ def page_of(run, result):
     return data
 
 
+def _counts_first(run_id, page, summary):
+    """Store a succeeded run's counts (``summary``) and its page's rows while it is still running, its step
+    "storing": what the draft editor's runs panel shows of it (views_edit.runs_context). False if the run is no
+    longer running here, or the write failed (_finish then writes them with the result)."""
+    def write():
+        with transaction.atomic():
+            done = Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(
+                summary=summary, progress={"step": "storing"})
+            if done:
+                RunPage.objects.filter(run_id=run_id).delete()
+                RunPage.objects.create(run_id=run_id, data=page)
+        return bool(done)
+    try:
+        return store(write, f"run {run_id}'s counts")
+    except (DatabaseError, ResultTooLarge):
+        log.warning("run %s: could not store its counts before its result", run_id, exc_info=True)
+        return False
+
+
+# _finish's page: the page's rows were stored already (_counts_first)
+KEPT = object()
+
+
 def _finish(run_id, page, **outcome):
-    """Store a run's outcome (and its page's rows) in one transaction, if the run is still running here."""
+    """Store a run's outcome (and its page's rows, unless ``page`` is KEPT) in one transaction, if the run is
+    still running here."""
     result = outcome.pop("result", None)
     bound = result is not None and connection.vendor == "postgresql"
     if not bound:
@@ -109,7 +137,7 @@ def _finish(run_id, page, **outcome):
         done = Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(**outcome)
         if done and bound:
             _write_result(run_id, result)
-        if done:
+        if done and page is not KEPT:
             RunPage.objects.filter(run_id=run_id).delete()
             if page is not None:
                 RunPage.objects.create(run_id=run_id, data=page)
