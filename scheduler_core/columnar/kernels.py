@@ -29,7 +29,7 @@ MIN_NODES = int(os.environ.get("WHATIF_KERNEL_MIN_NODES", "1000"))
 KERNELS = ("least_allocated", "balanced", "default_normalize", "interpod_normalize", "spread_add_domain",
            "spread_add_hostname", "spread_round", "spread_normalize", "fit_ok",
            "first_feasible", "present_min", "spread_filter", "fit_keys", "feasible_search",
-           "feasible_at", "default_totals")
+           "feasible_at", "default_totals", "top_ties")
 
 
 def available(n: int) -> bool:
@@ -363,6 +363,20 @@ def default_totals(idx, alloc_cpu, alloc_mem, nz_cpu, nz_mem, req_cpu, req_mem,
     return total
 
 
+def top_ties(totals):
+    """selectHost's candidates: the positions of the highest total, in order (numpy's
+    ``(totals == totals.max()).nonzero()[0]``, three calls on a few hundred nodes)."""
+    best = totals[0]
+    for v in totals:
+        best = max(best, v)
+    ties = np.empty(len(totals), np.int64)
+    k = 0
+    for i in range(len(totals)):
+        ties[k] = i
+        k += totals[i] == best
+    return ties[:k]
+
+
 def warm() -> None:
     """Compile (or load from the disk cache) every kernel for the argument types a
     simulation uses, so that a large run does not pay for it on its first cycle. The
@@ -389,5 +403,6 @@ def warm() -> None:
     slots = np.zeros(2, np.intp)
     feasible_search(ok, i64, i64, i64, 1, 1, slots, i64, 1, slots, i64, 1, 0, 1)
     feasible_at(idx, ok, i64, i64, i64, 1, 1, slots, i64, 1, slots, i64, 1)
+    top_ties(i64)
     default_totals(idx, i64 + 1, i64 + 1, i64, i64, i64, i64, 1, 1, 1, 1, 1, 1, 1, 1, i64, 1,
                    slots, i64, ok, 1.0, 0.0, slots, i64, ok, 1.0, 0.0, 2, ok, 1, 0)

@@ -396,7 +396,10 @@ class ColumnarScheduler:
 
     def _select(self, totals: np.ndarray) -> int:
         """selectHost: the highest total; one draw among the tied (see schedule_one.py)."""
-        ties = (totals == _MAX(totals)).nonzero()[0]
+        if totals.dtype == np.int64 and kernels.available(self.ctx.table.n):
+            ties = kernels.top_ties(totals)
+        else:
+            ties = (totals == _MAX(totals)).nonzero()[0]
         return int(ties[self.scheduler.draw(len(ties))])
 
     def _nominated_pods(self, fr: FilterResult, pod: Pod) -> None:

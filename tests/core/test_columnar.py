@@ -559,3 +559,22 @@ def test_a_nominated_pods_memory_counts_against_a_pod_of_no_higher_priority(kern
     rows = {p["pod"]: p for p in fast["pods"]}
     assert rows["default/first"]["node"] is None
     assert rows["default/nominated"]["node"] == "n0"
+
+
+def test_a_best_effort_pod_is_not_scored_by_balanced_allocation_on_both_paths(kernels_on) -> None:
+    """BalancedAllocation's PreScore skips a pod requesting neither cpu nor memory (isBestEffortPod): its
+    scores leave the plugin out, while a pod of the same nodes with requests is scored by it; nodes used
+    unevenly, so that scoring the best-effort pod would order them differently."""
+    objs = [_node_of_4_cpus(i) for i in range(3)]
+    bound = [_pod_of_priority("cpu-heavy", "3", 0, node_name="n0"), _pod_of_priority("light", "100m", 0,
+                                                                                      node_name="n1")]
+    bound[0]["spec"]["containers"][0]["resources"]["requests"]["memory"] = "64Mi"
+    best_effort = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "best-effort", "namespace": "default"},
+                   "spec": {"containers": [{"name": "c", "image": "app"}]}}
+    objs += bound + [best_effort, _pod_of_priority("requests", "500m", 0)]
+    fast, ref = both(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": objs}), 1)
+    assert same(fast, ref)
+    scored = {pod: {n["node"]: n["plugins"] for n in fast["explanations"][pod]["scores"]["nodes"]}
+              for pod in ("default/best-effort", "default/requests")}
+    assert all("NodeResourcesBalancedAllocation" not in p for p in scored["default/best-effort"].values())
+    assert all("NodeResourcesBalancedAllocation" in p for p in scored["default/requests"].values())

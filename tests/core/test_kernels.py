@@ -37,6 +37,14 @@ def test_spread_filter_folds_a_constraint_as_the_numpy_lookup_does(data) -> None
 
 
 @settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.integers(0, 3), st.integers(-3, 300)), min_size=1, max_size=40))
+def test_top_ties_are_the_positions_of_the_highest_total_in_order(totals) -> None:
+    # (a few distinct values, so that ties are common; the last node may be the only best)
+    t = np.array(totals, np.int64)
+    assert kernels.top_ties(t).tolist() == (t == t.max()).nonzero()[0].tolist()
+
+
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.booleans(), min_size=1, max_size=30), st.data())
 def test_first_feasible_walks_the_ring_from_the_start_as_the_numpy_search_does(flags, data) -> None:
     ok = np.array(flags, bool)

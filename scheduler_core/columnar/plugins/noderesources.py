@@ -210,13 +210,18 @@ class BalancedAllocation(ColumnarPlugin):
 
     def pre_score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> Status:
         """PreScore: the pod's requests; Skip for a pod requesting none of the resources."""
-        reqs = self.ctx.template(self.name("pre_score"), (pod.requests,), lambda: self._requests.get(
-            tuple(sorted(pod.requests.items())),
-            lambda: self.ref.scorer.calculate_pod_resource_request_list(pod)))
-        if self.ref.scorer.is_best_effort_pod(reqs):
+        found = self.ctx.template(self.name("pre_score"), (pod.requests,), lambda: self._requests.get(
+            tuple(sorted(pod.requests.items())), lambda: self._pre_score_state(pod)))
+        if found is None:
             return Status(Code.Skip)
-        state.write(ba.PRE_SCORE_STATE_KEY, ba._PreScoreState(reqs))
+        state.write(ba.PRE_SCORE_STATE_KEY, found)
         return SUCCESS
+
+    def _pre_score_state(self, pod: Pod):
+        """The state PreScore writes for the pod's requests (the same object for every pod
+        requesting the same: nothing changes it), None for a best-effort pod."""
+        reqs = self.ref.scorer.calculate_pod_resource_request_list(pod)
+        return None if self.ref.scorer.is_best_effort_pod(reqs) else ba._PreScoreState(reqs)
 
     def totals_arguments(self, state: CycleState) -> tuple[int, int] | None:
         """(cpu, memory requested) for kernels.default_totals when score() takes its compiled

@@ -123,6 +123,8 @@ class PodTopologySpread(ColumnarPlugin):
         super().__init__(ref, ctx)
         self._constraints = TemplateCache()
         self._has_all: dict[tuple[str, ...], np.ndarray] = {}
+        self._has_everywhere: dict[tuple[str, ...], bool] = {}
+        self._none_ignored = np.zeros(ctx.table.n, bool)  # (PreScore's flags when no node is ignored)
         self._ignored = TemplateCache()
         # (nominations key, namespace, counters) -> [(position, added pods counted per
         # constraint)] for the nodes where some nominated pod counts
@@ -159,6 +161,13 @@ class PodTopologySpread(ColumnarPlugin):
             self.name(f"{action}.{require_all}"),
             (pod.topology_spread_constraints, pod.labels, pod.namespace, pod.owner_references,
              pod.node_selector, pod.affinity, pod.tolerations), compute)
+
+    def _everywhere(self, keys: tuple[str, ...]) -> bool:
+        """Whether every node carries every key (no scored node is ignored)."""
+        found = self._has_everywhere.get(keys)
+        if found is None:
+            found = self._has_everywhere[keys] = bool(_ALL(self.has_all(keys)))
+        return found
 
     def has_all(self, keys: tuple[str, ...]) -> np.ndarray:
         """Per node: it carries every key (nodeLabelsMatchSpreadConstraints)."""
@@ -301,8 +310,11 @@ class PodTopologySpread(ColumnarPlugin):
         cons, keys, counters, _ = self._setup(pod, SCHEDULE_ANYWAY, require_all)
         if not cons:
             return Status(Code.Skip)
-        ignored = ~self.has_all(keys)[idx] if require_all else np.zeros(len(idx), bool)
-        kept = idx[~ignored] if require_all else idx
+        if require_all and not self._everywhere(keys):
+            ignored = ~self.has_all(keys)[idx]
+            kept = idx[~ignored]
+        else:  # (no node is ignored: the nodes' flags are all False, read and never written)
+            ignored, kept = self._none_ignored[:len(idx)], idx
         soft = []
         for c, (m, col, dc) in zip(cons, counters):
             if c.topology_key == LABEL_HOSTNAME:
