@@ -66,7 +66,12 @@ class CountsFirstTests(BaseTestCase):
         self.assertNotIn("storing the full result", panel)
         self.assertNotIn("hx-trigger", panel)
         self.assertIn("<strong>2</strong> newly pending", panel)
+        # the page's other rows are stored with the result: the run page lists the pods from them
         self.assertEqual(RunPage.objects.filter(run_id=run.pk).count(), 1)
+        self.assertIn("rows", RunPage.objects.get(run_id=run.pk).data)
+        page = self.client.get(f"/runs/{run.pk}/").content.decode()
+        self.assertIn("default/web-1", page)
+        self.assertNotIn("storing the result", page)
 
     def test_a_run_that_fails_shows_no_counts(self):
         with mock.patch("webapp.scenarios.engine.simulate_cached", side_effect=RuntimeError("boom")), \

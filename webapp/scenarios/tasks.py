@@ -66,18 +66,21 @@ def execute_run(self, run_id):
 
 def _store_outcome(run_id, run, started, status, result, error):
     """Lay out the run's page rows, store its outcome, and keep what the pages read by parts."""
-    summary = compare.cell_summary(result) if status == Run.Status.SUCCEEDED else None
-    page = page_of(run, result) if status == Run.Status.SUCCEEDED else None
+    succeeded = status == Run.Status.SUCCEEDED
+    summary = compare.cell_summary(result) if succeeded else None
+    facts = compare.final_facts(result) if succeeded else None  # (what a comparison with another run reads)
     computed = time.perf_counter()
-    # The counts and the page's rows first, in a write of their own while the run is still running: the draft
-    # editor shows them without waiting for the result, whose write is most of the store (PostgreSQL parses a
-    # 5,000-node run's 19 MB into jsonb in 0.3 to 0.5 s).
-    kept = page is not None and _counts_first(run_id, page, summary)
-    # Then one write for status, result, error (and the page's rows unless kept); only if the stuck-run reaper
-    # hasn't taken the run meanwhile.
+    # The counts and the comparison's facts first, in a write of their own while the run is still running: the
+    # draft editor shows them without waiting for the result, whose write is most of the store (PostgreSQL parses
+    # a 5,000-node run's 19 MB into jsonb in 0.3 to 0.5 s), nor for the rest of the page's rows.
+    if succeeded:
+        _counts_first(run_id, {"compare": facts}, summary)
+    page = page_of(run, result, facts) if succeeded else None
+    # Then one write for status, result, error and the page's rows; only if the stuck-run reaper hasn't taken the
+    # run meanwhile.
     try:
-        store(lambda: _finish(run_id, KEPT if kept else page, status=status, result=result, error=error,
-                              summary=summary, finished_at=timezone.now(), progress=None), f"run {run_id}")
+        store(lambda: _finish(run_id, page, status=status, result=result, error=error, summary=summary,
+                              finished_at=timezone.now(), progress=None), f"run {run_id}")
     except ResultTooLarge as e:
         log.error("run %s: the database refused its result: %s", run_id, e)
         status = Run.Status.FAILED
@@ -94,19 +97,19 @@ def _store_outcome(run_id, run, started, status, result, error):
             log.warning("run %s: could not keep its result's part sizes or deflated text", run_id, exc_info=True)
 
 
-def page_of(run, result):
-    """What the pages lay out from a run's result once: the facts a comparison reads (compare.final_facts) and
-    what the receivers of run_computed return."""
-    data = {"compare": compare.final_facts(result)}  # (what a comparison of this run with another reads)
+def page_of(run, result, facts):
+    """What the pages lay out from a run's result once: the facts a comparison reads (``facts``: its
+    compare.final_facts) and what the receivers of run_computed return."""
+    data = {"compare": facts}
     for _, found in run_computed.send(sender=Run, run=run, result=result):
         data.update(found or {})
     return data
 
 
 def _counts_first(run_id, page, summary):
-    """Store a succeeded run's counts (``summary``) and its page's rows while it is still running, its step
-    "storing": what the draft editor's runs panel shows of it (views_edit.runs_context). False if the run is no
-    longer running here, or the write failed (_finish then writes them with the result)."""
+    """Store a succeeded run's counts (``summary``) and the first of its page's rows (``page``: what the draft
+    editor's runs panel reads, views_edit.runs_context) while it is still running, its step "storing". False if
+    the run is no longer running here, or the write failed (_finish writes them with the result anyway)."""
     def write():
         with transaction.atomic():
             done = Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(
@@ -122,13 +125,8 @@ def _counts_first(run_id, page, summary):
         return False
 
 
-# _finish's page: the page's rows were stored already (_counts_first)
-KEPT = object()
-
-
 def _finish(run_id, page, **outcome):
-    """Store a run's outcome (and its page's rows, unless ``page`` is KEPT) in one transaction, if the run is
-    still running here."""
+    """Store a run's outcome (and its page's rows) in one transaction, if the run is still running here."""
     result = outcome.pop("result", None)
     bound = result is not None and connection.vendor == "postgresql"
     if not bound:
@@ -137,7 +135,7 @@ def _finish(run_id, page, **outcome):
         done = Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(**outcome)
         if done and bound:
             _write_result(run_id, result)
-        if done and page is not KEPT:
+        if done:
             RunPage.objects.filter(run_id=run_id).delete()
             if page is not None:
                 RunPage.objects.create(run_id=run_id, data=page)
