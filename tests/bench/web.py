@@ -182,7 +182,9 @@ def _time_edit(client, scenario_id: int) -> dict:
     for n, skew in ((1, 2), (2, 3)):
         body = _time_one_edit(client, scenario_id, n, {"op": "set_spread", "workload": "app=frontend", "index": 0,
                                                      "maxSkew": skew})
-    _time_page_edit(client, scenario_id, 5)
+    # (not 5: the generator's own maxSkew for frontend, which would make the draft the saved text again, whose
+    # loaded scenario and stored text every process has already)
+    _time_page_edit(client, scenario_id, 6)
     # as when the next edit reaches another web process (a deployment runs several): it has read nothing yet
     edit = {"op": "set_spread", "workload": "app=frontend", "index": 0, "maxSkew": 4}
     print(f"quick edit 3 (set_spread maxSkew 4 on app=frontend) in a new web process: "

@@ -42,6 +42,28 @@ class StoredTextTests(BaseTestCase):
         self.assertEqual(Draft.objects.get().manifests, SMALL)
         self.assertEqual(Run.objects.filter(pk=run.pk).values_list("manifests", flat=True)[0], SMALL)
 
+    def test_a_large_quick_edit_stores_its_text_compressed_beside_the_engines_check_as_it_would_alone(self):
+        """A large draft's quick edit starts compressing its new text while the engine checks it; what is stored
+        is the same bytes as compressing it then, and a text the engine rejects is not kept waiting for ever."""
+        from unittest import mock
+
+        from webapp.scenarios.manifests import edits
+
+        big = SMALL + "\n".join(f"# padding line {i} " + "x" * 60 for i in range(20_000)) + "\n"
+        scenario = services.create_scenario(team=self.team, name="Large", manifests=big, author=self.owner)
+        draft = drafts.get_or_start(scenario, self.owner)
+        with mock.patch.object(texts, "zlib", wraps=zlib) as compressing:
+            drafts.apply(draft, {"op": "cordon", "node": "node-a"})
+        self.assertEqual(compressing.compress.call_count, 1)  # (once, in the thread: put() took its result)
+        stored = Text.objects.get(key=texts.key_of(Draft.objects.get(pk=draft.pk).manifests))
+        self.assertGreater(len(draft.manifests), texts.PREPARE_MIN_BYTES)
+        self.assertEqual(bytes(stored.data), zlib.compress(draft.manifests.encode(), texts.LEVEL))
+        self.assertEqual(stored.size, len(draft.manifests.encode()))
+        self.assertEqual(len(texts._prepared), 0)
+        for n in range(4):  # texts prepared and never stored: the latest PREPARED_MAX are held
+            texts.prepare(big + f"# {n}\n")
+        self.assertEqual(len(texts._prepared), texts.PREPARED_MAX)
+
     def test_a_sweeps_cells_store_each_distinct_text_once(self):
         sweep = sweeps.start(self.scenario, self.scenario.head(), {"type": "zones"}, self.owner)
         cells = list(sweep.runs.all())

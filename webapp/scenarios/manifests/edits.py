@@ -569,6 +569,8 @@ def _apply_edits(text, edit_list, config, keep_written, checked=None):
     if origin is not None and shared:  # a copy is compared with what it copies
         origin.update((mine, origin[id(obj)]) for mine, obj in objects.copies.items() if id(obj) in origin)
     new = dump_keeping(text, before, objects, shape, origin)
+    if keep_written:  # (a draft's edit: its text is stored next, compressed meanwhile beside the engine's check)
+        texts.prepare(new)
     # the engine reads the objects just written, not the text again (they read back the same), and so does
     # the next edit of this text when they are kept (a draft's)
     written = written_documents(objects, shape)
