@@ -252,10 +252,12 @@ def _time_page_edit(client, scenario_id: int, skew: int) -> None:
         raise SystemExit(f"the editor's quick edit failed: {r.status_code} {r.content[:500]!r}")
     mine = Run.objects.filter(scenario_id=scenario_id, source=Run.Source.DRAFT).order_by("-created_at", "-id").first()
     counted = f'<p class="counts" data-run="{mine.pk}">'  # (the draft run's counts, as the panel shows them)
-    polls, rendered, html, shown = 0, 0.0, r.content.decode(), None
+    polls, rendered, html, shown, waiting = 0, 0.0, r.content.decode(), None, []
     while True:
         if shown is None and counted in html:
             shown, shown_polls, shown_rendered = time.perf_counter() - t, polls, rendered
+        elif shown is None and polls:
+            waiting.append(rendered)
         found = re.search(r'id="draft-runs"[^>]*hx-trigger="every (\d+)(ms|s)"', html)
         if found is None:  # (no trigger: both runs are finished)
             break
@@ -272,7 +274,8 @@ def _time_page_edit(client, scenario_id: int, skew: int) -> None:
         print("  (the runs panel did not show the comparison of the draft's run with the saved one)", flush=True)
     print(f"quick edit in the draft editor (set_spread maxSkew {skew} on app=frontend): response in {answered:.2f} s "
           f"(the run queued in it); the runs panel with the run's counts {shown:.2f} s after the edit was sent, "
-          f"asked for as the page asks ({shown_polls} requests, the last {shown_rendered * 1000:.0f} ms to render; "
+          f"asked for as the page asks ({shown_polls} requests, the last {shown_rendered * 1000:.0f} ms to render, "
+          f"those before it {max(waiting, default=0) * 1000:.0f} ms at most; "
           f"the run finished, its result stored, on the panel at {finished:.2f} s; the worker's times for the run "
           "are its log's last lines)", flush=True)
     run = Run.objects.get(pk=mine.pk)
