@@ -231,8 +231,8 @@ class Run(models.Model):
 
     @property
     def counts_stored(self):
-        """The engine's counts of this run (``summary``) and its page's rows are stored: it succeeded, or it is
-        storing its result after them (the worker writes them first: tasks._counts_first)."""
+        """The engine's counts of this run (``summary``) and the facts a comparison reads are stored: it
+        succeeded, or it is storing its result after them (the worker writes them first: tasks._counts_first)."""
         return self.status == self.Status.SUCCEEDED or (self.status == self.Status.RUNNING and
                                                         self.summary is not None)
 

@@ -108,21 +108,18 @@ def page_of(run, result, facts):
 
 def _counts_first(run_id, page, summary):
     """Store a succeeded run's counts (``summary``) and the first of its page's rows (``page``: what the draft
-    editor's runs panel reads, views_edit.runs_context) while it is still running, its step "storing". False if
-    the run is no longer running here, or the write failed (_finish writes them with the result anyway)."""
+    editor's runs panel reads, views_edit.runs_context) while it is still running here, its step "storing". A
+    failed write is only logged: _finish writes them with the result anyway."""
     def write():
         with transaction.atomic():
-            done = Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(
-                summary=summary, progress={"step": "storing"})
-            if done:
+            if Run.objects.filter(pk=run_id, status=Run.Status.RUNNING).update(
+                    summary=summary, progress={"step": "storing"}):
                 RunPage.objects.filter(run_id=run_id).delete()
                 RunPage.objects.create(run_id=run_id, data=page)
-        return bool(done)
     try:
-        return store(write, f"run {run_id}'s counts")
+        store(write, f"run {run_id}'s counts")
     except (DatabaseError, ResultTooLarge):
         log.warning("run %s: could not store its counts before its result", run_id, exc_info=True)
-        return False
 
 
 def _finish(run_id, page, **outcome):
