@@ -303,6 +303,12 @@ if os.environ.get("RUN_DETAIL", "failed") not in _RUN_DETAILS:
 RUN_DETAIL = _RUN_DETAILS[os.environ.get("RUN_DETAIL", "failed")]
 # Loaded scenarios kept on disk for the workers (webapp/scenarios/engine.py); "" turns it off.
 ENGINE_CACHE_DIR = os.environ.get("ENGINE_CACHE_DIR", str(DATA_DIR / "engine-cache"))
+# A quick edit of a draft text at least this large that changes only scheduling directives has its run queued
+# before its new text is written (the worker starts from the scenario it ran before: engine.scenario_ahead); a
+# negative value turns it off. A worker keeps the latest scenario it ran from a text up to ENGINE_KEEP_LOADED_BYTES
+# in memory for that (0: none).
+EDIT_RUN_AHEAD_MIN_BYTES = envint("EDIT_RUN_AHEAD_MIN_BYTES", str(4 * 1024 * 1024))
+ENGINE_KEEP_LOADED_BYTES = envint("ENGINE_KEEP_LOADED_BYTES", str(64 * 1024 * 1024))
 RUN_TEST_DELAY = float(os.environ.get("RUN_TEST_DELAY", "0"))  # tests only: seconds each run sleeps first
 # Publishing a run gives up quickly when the broker is down: the API answers 503 and the run stays queued.
 RUN_PUBLISH_RETRY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}

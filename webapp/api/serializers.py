@@ -192,6 +192,13 @@ class RunSerializer(serializers.ModelSerializer):
     def get_url(self, run) -> str:
         return reverse("api:run-detail", args=[run.pk], request=self.context.get("request"))
 
+    def to_representation(self, run):
+        data = super().to_representation(run)
+        if isinstance(data.get("params"), dict) and "ahead" in data["params"]:
+            # (the name of what a quick edit handed the worker, Run.queued_ahead: nobody's business)
+            data["params"] = {k: v for k, v in data["params"].items() if k != "ahead"}
+        return data
+
 
 class RunListSerializer(RunSerializer):
     class Meta(RunSerializer.Meta):

@@ -235,7 +235,7 @@ def draft_edit(request, pk):
     keep_typed_text(draft, request.POST)
     edit = only_changed_fields(edit_from_post(request.POST), draft)
     try:
-        drafts.apply(draft, edit)
+        drafts.apply_running_ahead(draft, edit, request.user)
     except engine.ScenarioInvalid as e:
         draft.refresh_from_db()
         return render_draft(request, scenario, draft, "draft-body", edit_error={

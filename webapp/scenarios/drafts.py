@@ -1,8 +1,11 @@
 """Drafts: one user's unsaved edits of a scenario, run and saved through services."""
 
+import secrets
+
+from django.conf import settings
 from django.utils import timezone
 
-from . import engine, services, texts
+from . import engine, runs, services, texts
 from .manifests import edits
 from .manifests import summary as manifests_summary
 from .models import Draft, Run
@@ -74,13 +77,83 @@ def set_text(draft, manifests, config=None):
     return _store(draft, kept + [edit], [])
 
 
-def apply(draft, edit):
-    """Apply one structured edit; raises edits.EditError / engine.ScenarioInvalid, draft unchanged."""
+def apply(draft, edit, changed=None):
+    """Apply one structured edit; raises edits.EditError / engine.ScenarioInvalid, draft unchanged.
+    ``changed``: edits.apply_edit's."""
     config = draft.config
     draft.manifests = edits.apply_edit(draft.manifests, edit, config, checked=lambda text, scenario: (
-        manifests_summary.check(text, config, scenario=scenario)))  # (the verdict the response shows)
+        manifests_summary.check(text, config, scenario=scenario)), changed=changed)  # (the verdict shown)
     draft.validated = (draft.manifests, config)  # (apply_edit loaded it and checked its size: see run)
     return _store(draft, list(draft.edits) + [edit], [])
+
+
+def apply_running_ahead(draft, edit, user):
+    """apply(), the draft's run queued as soon as the edit is made when its text is large (EDIT_RUN_AHEAD_MIN_BYTES)
+    and the edit changed documents in place: the worker starts from the scenario of the text before the edit
+    (engine.scenario_ahead) while this request writes, checks and stores the new text, most of a second at 5,000
+    nodes. The run's text is written once the draft's is; the run is deleted when the edit fails, or when its text
+    is the one the draft's previous run simulated (as run_if_changed would not queue it). A run of the base revision
+    to compare with is queued too when there is none. Returns the draft's run, or None (run_if_changed then runs
+    the draft as after any change)."""
+    base, config = draft.manifests, draft.config
+    ahead = []
+
+    def changed(docs):
+        limit = settings.EDIT_RUN_AHEAD_MIN_BYTES
+        if limit is not None and 0 <= limit <= len(base):
+            ahead.extend(_queue_ahead(draft, base, config, docs, user))
+
+    try:
+        apply(draft, edit, changed=changed)
+    except BaseException:
+        _drop(ahead)
+        raise
+    if not ahead:
+        return None
+    run = ahead[0]
+    try:
+        earlier = _draft_runs(draft).exclude(pk=run.pk).first()
+        if earlier is not None and (texts.stored_key(earlier, "manifests"), earlier.config) == (
+                texts.key_of(draft.manifests), draft.config):
+            _drop(ahead)
+            return None
+        Run.objects.filter(pk=run.pk).update(manifests=draft.manifests)
+        run.manifests = draft.manifests
+        runs.record_queued(run, user)
+    except BaseException:
+        _drop(ahead)
+        raise
+    if latest_runs(draft)[1] is None:
+        services.queue_run(draft.scenario, draft.base_revision, user=user)  # (what run_if_changed compares with)
+    return run
+
+
+def _queue_ahead(draft, base, config, docs, user):
+    """[the draft's run queued ahead of its text], or [] when the documents could not be handed over or the
+    queue is unavailable (the run is then queued, or refused, as after any change)."""
+    from .tasks import QueueUnavailable, enqueue
+
+    token = secrets.token_hex(16)
+    if not engine.hand_over(token, texts.key_of(base), config, docs):
+        return []
+    run = runs.create_run(draft.scenario, draft.base_revision, user=user, source=Run.Source.DRAFT, config=config,
+                          label="draft", ahead=token, record=False)  # (recorded once its text is written)
+    try:
+        enqueue(run.pk)
+    except QueueUnavailable:
+        _drop([run])
+        return []
+    return [run]
+
+
+def _drop(queued):
+    for run in queued:
+        Run.objects.filter(pk=run.pk).delete()
+
+
+def _draft_runs(draft):
+    return draft.scenario.runs.filter(source=Run.Source.DRAFT, created_by=draft.author).defer(
+        "result", "manifests").order_by("-created_at", "-id")
 
 
 def replay(base, edit_list):

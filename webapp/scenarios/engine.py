@@ -410,10 +410,93 @@ def simulate(manifests, config="", seed=0, detail="failed", progress=None):
     return _simulate(lambda: load(manifests, config), seed, detail, progress)
 
 
-def simulate_cached(path, config, read, seed=0, detail="failed", progress=None):
+def simulate_cached(path, config, read, seed=0, detail="failed", progress=None, size=None):
     """simulate() of the scenario in the disk cache's file ``path`` (cached_file's); of the text ``read()``
-    gives when that file no longer verifies or has gone."""
-    return _simulate(lambda: _read_disk(path) or load(read(), config), seed, detail, progress)
+    gives when that file no longer verifies or has gone. The scenario is kept in this process (a worker's; a
+    text of ``size`` bytes up to ENGINE_KEEP_LOADED_BYTES), so that a quick edit of it starts from it
+    (scenario_ahead)."""
+    def scenario():
+        found = _kept(path) or _read_disk(path)
+        if found is not None:
+            _keep(path, found, size)
+        return found or load(read(), config)
+    return _simulate(scenario, seed, detail, progress)
+
+
+def simulate_scenario(scenario, seed=0, detail="failed", progress=None):
+    """simulate() of a scenario loaded already (scenario_ahead's)."""
+    return _simulate(lambda: scenario, seed, detail, progress)
+
+
+# --- a quick edit's run, ahead of its text ------------------------------------------------
+# A quick edit of a large draft writes its new text, loads it to check it and stores it, most of a second at
+# 5,000 nodes, before its run could be queued. When the edit changes only scheduling directives (a spread
+# constraint, a gate, a taint...), the worker needs none of that: the request hands it the documents the edit
+# changed (in ENGINE_CACHE_DIR, signed), the worker puts their directives into the scenario it loaded for the
+# draft's previous text (scheduler_core.directive_changes) and simulates while the request writes the text.
+AHEAD_SUFFIX = "edit"
+AHEAD_MAX_FILES = 8
+# The latest large scenario a worker simulated, kept in its memory for the next edit (texts up to this size).
+_KEPT = [None, None]  # [the disk cache's path of its text, the scenario]
+
+
+def _keep(path, scenario, size):
+    from django.conf import settings
+
+    if path is not None and size is not None and size <= settings.ENGINE_KEEP_LOADED_BYTES:
+        _KEPT[:] = [path, scenario]
+    elif path is not None and _KEPT[0] == path:
+        _KEPT[:] = [None, None]
+
+
+def _kept(path):
+    return _KEPT[1] if path is not None and _KEPT[0] == path else None
+
+
+def keep_loaded(stored_key, config, scenario, size):
+    """Keep ``scenario`` in this process as the loaded scenario of the text stored under ``stored_key`` (of
+    ``size`` bytes)."""
+    _keep(_disk_path(stored_text_key(stored_key, config)), scenario, size)
+
+
+def _ahead_path(token):
+    return _disk_path(hashlib.sha256(f"ahead|{token}".encode()).digest(), AHEAD_SUFFIX)
+
+
+def hand_over(token, base_key, config, docs):
+    """Keep for the worker the documents a quick edit changed in the text stored under ``base_key``; False when
+    there is no disk cache to keep them in (the run then waits for the new text)."""
+    path = _ahead_path(token)
+    if path is None:
+        return False
+    with without_cycle_collection():
+        _write_disk(path, (base_key, config, list(docs)), pattern=f"*.{AHEAD_SUFFIX}", keep=AHEAD_MAX_FILES)
+    return path.exists()
+
+
+def scenario_ahead(token):
+    """The scenario of a quick edit's new text, made from the scenario of the text it edited (kept in this
+    process, else in the disk cache, else loaded from the stored text) and the documents it changed
+    (hand_over's); None when the edit changed more than scheduling directives, or the documents are gone."""
+    path = _ahead_path(token)
+    with without_cycle_collection():  # (thousands of documents read back, then decoded: no cycles)
+        found = _read_disk(path) if path is not None else None
+        if not (isinstance(found, tuple) and len(found) == 3):
+            return None
+        base_key, config, docs = found
+        base = _base_scenario(base_key, config)
+        return None if base is None else scheduler_core.with_changed_documents(base, docs)
+
+
+def _base_scenario(base_key, config):
+    path = _disk_path(stored_text_key(base_key, config))
+    found = _kept(path) or (_read_disk(path) if path is not None and path.exists() else None)
+    if found is not None:
+        return found
+    try:
+        return load(texts.get(base_key), config)
+    except (LookupError, ScenarioInvalid):
+        return None
 
 
 def _simulate(load_scenario, seed, detail, progress):

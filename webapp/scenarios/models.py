@@ -245,6 +245,12 @@ class Run(models.Model):
         """A sweep cell whose text its worker has not written yet (from its revision's and its edits)."""
         return self.edits is not None and not self.manifests
 
+    @property
+    def queued_ahead(self):
+        """A draft's run queued by a quick edit before the edit's request wrote the text (``params["ahead"]`` names
+        what it handed the worker: engine.scenario_ahead); the request writes the text, or deletes the run."""
+        return self.source == self.Source.DRAFT and bool(self.params.get("ahead"))
+
     def scenario_text(self):
         """(manifests, config) this run simulates: its own text, else its revision's."""
         if self.manifests:

@@ -56,7 +56,13 @@ def execute_run(self, run_id):
     started = time.perf_counter()
     # (the texts are read only if the engine needs them: a worker that kept the loaded scenario does not)
     run = Run.objects.select_related("revision").defer("manifests", "revision__manifests").get(pk=run_id)
-    status, result, error = compute(run)
+    if run.queued_ahead:
+        outcome = compute_ahead(run)
+        if outcome is None:
+            return  # (the edit was not made: its request deleted the run)
+        run, (status, result, error) = outcome
+    else:
+        status, result, error = compute(run)
     # What follows lays out the pages' rows from the result and writes it: a 150,000-pod run's result is millions
     # of lists and dicts, and the scenario's objects are alive too, so each full collection of the cycle collector
     # walked all of them again (seconds a run, at the first rows laid out); none of this makes a cycle.
@@ -253,7 +259,8 @@ def compute(run):
         if cached is None:
             result = engine.simulate(manifests, config, **options)
         else:  # (the file may have gone meanwhile: the text is then read, on a new connection if need be)
-            result = engine.simulate_cached(cached, config, lambda: store(read, f"run {run.pk}'s text"), **options)
+            result = engine.simulate_cached(cached, config, lambda: store(read, f"run {run.pk}'s text"), size=size,
+                                            **options)
     except engine.ScenarioInvalid as e:
         return Run.Status.FAILED, None, str(e)
     except SoftTimeLimitExceeded:
@@ -262,6 +269,74 @@ def compute(run):
         log.exception("run %s failed in the engine", run.pk)
         return Run.Status.FAILED, None, INTERNAL_ERROR
     return Run.Status.SUCCEEDED, result, ""
+
+
+# How long a run queued ahead of its text waits for the quick edit's request to write it (that request stopped).
+AHEAD_TEXT_WAIT = 120
+AHEAD_TEXT_LOST = ("The quick edit that queued this run did not finish writing the draft's new text, so the run "
+                   "was not simulated; edit or run the draft again.")
+
+
+def compute_ahead(run):
+    """(the run, compute's outcome) of a draft's run queued by a quick edit before its text was written
+    (Run.queued_ahead): the engine puts the edit's changed directives into the scenario of the text before the
+    edit and simulates it while the edit's request writes the text; the outcome is kept once the text is written.
+    Where the engine cannot (the edit changed more than directives, or the documents are gone), the run waits for
+    the text and is simulated from it. None when the run was deleted meanwhile (the edit failed)."""
+    tell_progress(run.pk, {"step": "loading"})
+    started = time.perf_counter()
+    try:
+        scenario = engine.scenario_ahead(run.params["ahead"])
+    except Exception:
+        log.exception("run %s: the edit's scenario could not be made ahead of its text", run.pk)
+        scenario = None
+    log.info("run %s: %s in %.0f ms", run.pk, "the edit's scenario made ahead of its text" if scenario is not None
+             else "the edit changed more than directives: its text is loaded", (time.perf_counter() - started) * 1000)
+    if scenario is None:
+        run = _await_text(run)
+        return None if run is None else (run, compute(run) if run.manifests_written else _text_lost())
+    options = {"seed": int(run.seed), "detail": settings.RUN_DETAIL,
+               "progress": lambda step: tell_progress(run.pk, step)}
+    try:
+        outcome = Run.Status.SUCCEEDED, engine.simulate_scenario(scenario, **options), ""
+    except SoftTimeLimitExceeded:
+        outcome = Run.Status.FAILED, None, f"The simulation took longer than {settings.RUN_SOFT_TIME_LIMIT} s and was stopped."
+    except Exception:
+        log.exception("run %s failed in the engine", run.pk)
+        outcome = Run.Status.FAILED, None, INTERNAL_ERROR
+    simulated = time.perf_counter()
+    run = _await_text(run)
+    if run is None:
+        return None
+    log.info("run %s: its text was written %.0f ms after it was simulated", run.pk,
+             (time.perf_counter() - simulated) * 1000)
+    if not run.manifests_written:
+        return run, _text_lost()
+    stored_key, config, _ = run.scenario_source()
+    engine.keep_loaded(stored_key, config, scenario, texts.size_of(stored_key))  # (for the draft's next edit)
+    return run, outcome
+
+
+def _text_lost():
+    return Run.Status.FAILED, None, AHEAD_TEXT_LOST
+
+
+def _await_text(run, wait=None):
+    """The run once its quick edit's request has written its text (``manifests_written``), or once AHEAD_TEXT_WAIT
+    has passed (not written); None when the request deleted it."""
+    deadline = time.monotonic() + (AHEAD_TEXT_WAIT if wait is None else wait)
+    pause = 0.01
+    while True:
+        found = store(lambda: texts.with_stored_key(
+            Run.objects.select_related("revision").defer("manifests", "revision__manifests"), "manifests").filter(
+            pk=run.pk).first(), f"run {run.pk}'s text")
+        if found is None:
+            return None
+        found.manifests_written = bool(texts.known_key(found, "manifests"))
+        if found.manifests_written or time.monotonic() > deadline:
+            return found
+        time.sleep(pause)
+        pause = min(0.05, pause * 1.5)
 
 
 def tell_progress(run_id, step):

@@ -162,6 +162,21 @@ def stored_key(instance, field):
     return known[field]
 
 
+def with_stored_key(queryset, field):
+    """``queryset`` whose objects have ``stored_key``: the key of the text in their StoredTextField ``field`` as the
+    database has it (None without one; the text is not read). ``known_key`` then keeps it for stored_key."""
+    from django.db.models.functions import Cast
+
+    return queryset.annotate(stored_key=Cast(field, models.TextField()))
+
+
+def known_key(instance, field):
+    """The ``stored_key`` with_stored_key gave ``instance``, kept as its stored_key of ``field`` ("" for none)."""
+    key = getattr(instance, "stored_key", None) or ""
+    instance.__dict__.setdefault("_stored_keys", {})[field] = key
+    return key
+
+
 def stored_fact(instance, field, name):
     """The fact ``name`` (see fact) kept for the text in ``instance``'s StoredTextField ``field`` while that field
     is not loaded, found by the text's stored key without decompressing the text; None otherwise (a small text

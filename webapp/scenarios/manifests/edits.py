@@ -69,6 +69,7 @@ class CopyOnWrite(list):
 
     def __init__(self, items):
         super().__init__(items)
+        self.read = items  # (the shared list, never changed: changed_in_place compares with it)
         self.copies = {}  # id of a copy -> the shared object it copies
         self._at = {}  # id of an object -> its index (rebuilt when the list has moved)
 
@@ -531,14 +532,16 @@ def describe(edit):
     return sentences.get(op, op)
 
 
-def apply_edit(text, edit, config="", checked=None):
+def apply_edit(text, edit, config="", checked=None, changed=None):
     """New manifests text after one edit dict; raises EditError / engine.ScenarioInvalid. Python's cycle
     collector is paused meanwhile: an edit of a large cluster allocates millions of containers and makes
     no cycles, and each full collection it set off walked all of them (a second or more at 5,000 nodes).
     ``checked(text, scenario)``: called with the new text and the scenario the engine's check of it loaded
-    (the draft editor's verdict is worked out from it: a large text is not kept loaded in this process)."""
+    (the draft editor's verdict is worked out from it: a large text is not kept loaded in this process).
+    ``changed(documents)``: called as soon as the edit is made, before its text is written, with the documents
+    it changed when it changed them in place (none added, removed or moved: changed_in_place)."""
     with engine.without_cycle_collection():
-        return _apply_edits(text, [edit], config, keep_written=True, checked=checked)
+        return _apply_edits(text, [edit], config, keep_written=True, checked=checked, changed=changed)
 
 
 def apply_edits(text, edits, config=""):
@@ -553,7 +556,7 @@ def apply_edits(text, edits, config=""):
         return _apply_edits(text, edits, config, keep_written=False)
 
 
-def _apply_edits(text, edit_list, config, keep_written, checked=None):
+def _apply_edits(text, edit_list, config, keep_written, checked=None, changed=None):
     for edit in edit_list:
         if not isinstance(edit, dict) or not isinstance(edit.get("op"), str) or edit["op"] not in OPS:
             raise EditError(f"unknown edit op {edit.get('op') if isinstance(edit, dict) else edit!r}; "
@@ -566,6 +569,10 @@ def _apply_edits(text, edit_list, config, keep_written, checked=None):
     origin = {id(o): i for i, o in enumerate(objects)} if shape[0] == "list" else None
     for edit in edit_list:
         _apply_op(objects, edit)
+    if changed is not None:
+        docs = changed_in_place(objects)
+        if docs is not None:
+            changed(docs)
     if origin is not None and shared:  # a copy is compared with what it copies
         origin.update((mine, origin[id(obj)]) for mine, obj in objects.copies.items() if id(obj) in origin)
     new = dump_keeping(text, before, objects, shape, origin)
@@ -583,6 +590,20 @@ def _apply_edits(text, edit_list, config, keep_written, checked=None):
     if keep_written:
         documents.remember(new, written)
     return new
+
+
+def changed_in_place(objects):
+    """The documents an edit of the shared documents changed, each in the place of the one it copies, when that
+    is all it did (none added, removed or moved); else None."""
+    if not isinstance(objects, CopyOnWrite) or len(objects) != len(objects.read):
+        return None
+    copies, docs = objects.copies, []
+    for obj, was in zip(objects, objects.read):
+        if obj is not was:
+            if copies.get(id(obj)) is not was:
+                return None
+            docs.append(obj)
+    return docs
 
 
 def _apply_op(objects, edit):

@@ -1,0 +1,202 @@
+"""A quick edit of a large draft queues its run before the new text is written.
+
+The worker starts from the scenario of the text before the edit and the documents the edit changed; the request
+writes, checks and stores the text meanwhile. What a user sees must not change: the run simulates the edited text
+(the same result as a run queued from that text), a refused edit leaves no run behind, an edit back to the text
+the draft's last run simulated queues none, and a run whose request never wrote its text fails saying so.
+"""
+
+import json
+import time
+from unittest import mock
+
+import pytest
+from django.conf import settings
+from django.test import override_settings
+
+from tests.bench.generate import generate, to_yaml
+from webapp.scenarios import engine, runs, services, tasks, texts
+from webapp.scenarios.models import Draft, Membership, Run, Team
+
+from .base import BaseTestCase, make_user
+
+CLUSTER = to_yaml(generate("30x90", seed=1).objects)  # bound and pending pods, two spread constraints per app
+WITH_REPLICA_SET = to_yaml(generate("30x90", seed=1).objects + [{
+    "apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "extra", "namespace": "default", "uid": "u"},
+    "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "extra"}}, "template": {
+        "metadata": {"labels": {"app": "extra"}},
+        "spec": {"containers": [{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "100m"}}}]}}}}])
+
+
+@override_settings(EDIT_RUN_AHEAD_MIN_BYTES=0)
+class RunAheadTests(BaseTestCase):
+    def setUp(self):
+        self.client.force_login(self.editor)
+        self.scenario = services.create_scenario(team=self.team, name="Generated", manifests=CLUSTER,
+                                                 author=self.owner)
+        self.base = f"/scenarios/{self.scenario.pk}/draft/"
+        self.made_ahead = []
+
+    def edit(self, **fields):
+        """Post a quick edit as the editor does; the runs it queues are executed in this process afterwards."""
+        def scenario_ahead(token):
+            found = real(token)
+            self.made_ahead.append(found is not None)
+            return found
+
+        real = engine.scenario_ahead
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async") as sent, \
+                mock.patch.object(engine, "scenario_ahead", scenario_ahead):
+            with self.captureOnCommitCallbacks(execute=True):
+                response = self.client.post(self.base + "edit/", fields, headers={"HX-Request": "true"})
+            queued = [call.args[0][0] for call in sent.call_args_list]
+            for run_id in queued:
+                tasks.execute_run(run_id)
+        return response, queued
+
+    def draft_runs(self):
+        return list(Run.objects.filter(scenario=self.scenario, source=Run.Source.DRAFT).order_by("id"))
+
+    def result_of_text(self, manifests):
+        run = services.queue_run(self.scenario, self.scenario.head(), user=self.editor, source=Run.Source.DRAFT,
+                                 manifests=manifests, label="draft")
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
+            tasks.execute_run(run.pk)
+        run.refresh_from_db()
+        return run
+
+    def test_the_run_made_ahead_simulates_the_edited_text(self):
+        response, _ = self.edit(op="set_spread", workload="app=frontend", index="0", maxSkew="1")
+        self.assertEqual(response.status_code, 200)
+        self.assertEqual(self.made_ahead, [True])
+        draft = Draft.objects.get(scenario=self.scenario, author=self.editor)
+        self.assertIn("maxSkew: 1", draft.manifests)
+        run, = self.draft_runs()
+        self.assertEqual((run.status, run.manifests, run.config), (Run.Status.SUCCEEDED, draft.manifests, ""))
+        panel = self.client.get(self.base + "runs/", headers={"HX-Request": "true"}).content.decode()
+        self.assertIn(f'<p class="counts" data-run="{run.pk}">', panel)
+        self.assertIn("Saved r1", panel)
+        self.assertNotIn("Not run yet", panel)  # (the base revision ran too, to compare with)
+        self.assertEqual(run.result, self.result_of_text(draft.manifests).result)
+        self.assertNotEqual(run.summary, self.result_of_text(CLUSTER).summary)  # (the edit changed placements)
+
+    def test_an_edit_of_more_than_directives_is_simulated_from_its_text(self):
+        self.scenario = services.create_scenario(team=self.team, name="With a ReplicaSet", manifests=WITH_REPLICA_SET,
+                                                 author=self.owner)
+        self.base = f"/scenarios/{self.scenario.pk}/draft/"
+        response, queued = self.edit(op="set_replicas", workload="ReplicaSet/default/extra", replicas="3")
+        self.assertEqual((response.status_code, len(queued), self.made_ahead), (200, 2, [False]))  # (and the saved)
+        draft = Draft.objects.get(scenario=self.scenario, author=self.editor)
+        run, = self.draft_runs()
+        self.assertEqual((run.status, run.manifests), (Run.Status.SUCCEEDED, draft.manifests))
+        self.assertEqual(run.result, self.result_of_text(draft.manifests).result)
+        self.assertEqual(sum(p["pod"].startswith("default/extra-") for p in run.result["pods"]), 3)
+
+    def node_name(self):
+        return next(o["metadata"]["name"] for o in generate("30x90", seed=1).objects if o["kind"] == "Node")
+
+    def test_a_refused_edit_leaves_no_run_and_the_draft_as_it_was(self):
+        self.edit(op="cordon", node=self.node_name())
+        before = Draft.objects.get(scenario=self.scenario, author=self.editor)
+        runs_before = self.draft_runs()
+        # the second constraint is ScheduleAnyway: the edit is made, and the engine refuses its text
+        response, queued = self.edit(op="set_spread", workload="app=frontend", index="1", minDomains="2")
+        self.assertContains(response, "minDomains")
+        self.assertEqual(len(queued), 1)  # (it was queued ahead, then deleted)
+        self.assertEqual(self.draft_runs(), runs_before)
+        after = Draft.objects.get(scenario=self.scenario, author=self.editor)
+        self.assertEqual((after.manifests, after.edits), (before.manifests, before.edits))
+
+    def test_an_edit_back_to_the_last_run_text_queues_no_run(self):
+        self.edit(op="set_spread", workload="app=frontend", index="0", maxSkew="2")
+        self.edit(op="set_spread", workload="app=frontend", index="0", maxSkew="3")
+        two = self.draft_runs()
+        self.assertEqual(len(two), 2)
+        Run.objects.filter(pk=two[1].pk).delete()  # the draft's latest run is of the maxSkew 2 text again
+        _, queued = self.edit(op="set_spread", workload="app=frontend", index="0", maxSkew="2")
+        self.assertEqual(len(queued), 1)
+        self.assertEqual(self.draft_runs(), two[:1])
+
+    def test_the_api_does_not_show_what_was_handed_to_the_worker(self):
+        self.edit(op="set_spread", workload="app=frontend", index="0", maxSkew="1")
+        run, = self.draft_runs()
+        self.assertIn("ahead", run.params)
+        self.client.force_login(self.editor)
+        body = self.client.get(f"/api/runs/{run.pk}/").json()
+        self.assertEqual(body["params"], {"seed": 0, "options": {}})
+
+
+@override_settings(EDIT_RUN_AHEAD_MIN_BYTES=0)
+class RunAheadOfALostTextTests(BaseTestCase):
+    """A run queued ahead whose request stopped before writing the text, or deleted it."""
+
+    def queued_ahead(self):
+        scenario = services.create_scenario(team=self.team, name="Generated", manifests=CLUSTER, author=self.owner)
+        token = "t" * 32
+        self.assertTrue(engine.hand_over(token, engine.texts.key_of(CLUSTER), "", []))
+        return runs.create_run(scenario, scenario.head(), user=self.editor, source=Run.Source.DRAFT, label="draft",
+                               ahead=token)
+
+    def test_a_run_whose_text_never_comes_fails_saying_why(self):
+        run = self.queued_ahead()
+        with mock.patch.object(tasks, "AHEAD_TEXT_WAIT", 0.2):
+            tasks.execute_run(run.pk)
+        run.refresh_from_db()
+        self.assertEqual((run.status, run.error, run.result), (Run.Status.FAILED, tasks.AHEAD_TEXT_LOST, None))
+
+    def test_a_run_deleted_by_its_request_is_not_stored(self):
+        run = self.queued_ahead()
+
+        def deleted(found):
+            Run.objects.filter(pk=run.pk).delete()
+            return found
+
+        real = tasks._await_text
+        with mock.patch.object(tasks, "_await_text", lambda r, wait=None: real(deleted(r), wait)):
+            tasks.execute_run(run.pk)
+        self.assertFalse(Run.objects.filter(pk=run.pk).exists())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_worker_simulates_the_edit_while_its_request_writes_the_text(celery_worker_proc, client):
+    """On the real worker: the edit's request is held after the run is queued until the worker has simulated it;
+    the worker then waits for the text, and keeps the result of the edited text."""
+    from webapp.scenarios.manifests import summary as manifests_summary
+
+    team = Team.objects.create(name="edits")
+    user = make_user("editor")
+    Membership.objects.create(team=team, user=user, role="editor")
+    scenario = services.create_scenario(team=team, name="Generated", manifests=CLUSTER, author=user)
+    client.force_login(user)
+    seen = {}
+    check = manifests_summary.check
+
+    def held_check(text, config, scenario=None):  # (the request, after the run was queued, before the text)
+        deadline = time.monotonic() + 60
+        ahead = Run.objects.filter(source=Run.Source.DRAFT).first()
+        while time.monotonic() < deadline:
+            ahead.refresh_from_db()
+            if (ahead.progress or {}).get("step") == "storing":
+                break
+            time.sleep(0.05)
+        seen.setdefault("while the text was written", (ahead.status, (ahead.progress or {}).get("step"),
+                                                       texts.stored_key(Run.objects.get(pk=ahead.pk), "manifests")))
+        return check(text, config, scenario=scenario)
+
+    with override_settings(EDIT_RUN_AHEAD_MIN_BYTES=0), \
+            mock.patch.object(manifests_summary, "check", held_check):
+        response = client.post(f"/scenarios/{scenario.pk}/draft/edit/", {
+            "op": "set_spread", "workload": "app=frontend", "index": "0", "maxSkew": "1"},
+            headers={"HX-Request": "true"})
+    assert response.status_code == 200
+    assert seen["while the text was written"] == (Run.Status.RUNNING, "storing", "")
+    run = Run.objects.get(source=Run.Source.DRAFT)
+    deadline = time.monotonic() + 60
+    while not run.is_finished and time.monotonic() < deadline:
+        time.sleep(0.1)
+        run.refresh_from_db()
+    draft = Draft.objects.get(scenario=scenario, author=user)
+    assert (run.status, run.manifests) == (Run.Status.SUCCEEDED, draft.manifests)
+    expected = json.loads(json.dumps(engine.simulate(draft.manifests, seed=0, detail=settings.RUN_DETAIL)))
+    assert run.result["pods"] == expected["pods"]
+    assert run.result == expected | {k: v for k, v in run.result.items() if k not in expected}
