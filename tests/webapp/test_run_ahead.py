@@ -7,7 +7,9 @@ the draft's last run simulated queues none, and a run whose request never wrote 
 """
 
 import json
+import tempfile
 import time
+from pathlib import Path
 from unittest import mock
 
 import pytest
@@ -116,6 +118,13 @@ class RunAheadTests(BaseTestCase):
         _, queued = self.edit(op="set_spread", workload="app=frontend", index="0", maxSkew="2")
         self.assertEqual(len(queued), 1)
         self.assertEqual(self.draft_runs(), two[:1])
+
+    def test_the_documents_handed_to_the_worker_are_not_kept(self):
+        with tempfile.TemporaryDirectory() as cache, override_settings(ENGINE_CACHE_DIR=cache):
+            self.edit(op="set_spread", workload="app=frontend", index="0", maxSkew="1")  # (read by its run)
+            self.edit(op="set_spread", workload="app=frontend", index="1", minDomains="2")  # (refused)
+            self.assertEqual(self.made_ahead, [True])
+            self.assertEqual(sorted(Path(cache).glob(f"*.{engine.AHEAD_SUFFIX}")), [])
 
     def test_the_api_does_not_show_what_was_handed_to_the_worker(self):
         self.edit(op="set_spread", workload="app=frontend", index="0", maxSkew="1")

@@ -149,6 +149,7 @@ def _queue_ahead(draft, base, config, docs, user):
 def _drop(queued):
     for run in queued:
         Run.objects.filter(pk=run.pk).delete()
+        engine.drop_handed(run.params["ahead"])
 
 
 def _draft_runs(draft):

@@ -474,13 +474,22 @@ def hand_over(token, base_key, config, docs):
     return path.exists()
 
 
+def drop_handed(token):
+    """Forget what hand_over kept under ``token`` (a quick edit of 150,000 pods may hand over tens of MB)."""
+    path = _ahead_path(token)
+    if path is not None:
+        path.unlink(missing_ok=True)
+
+
 def scenario_ahead(token):
     """The scenario of a quick edit's new text, made from the scenario of the text it edited (kept in this
     process, else in the disk cache, else loaded from the stored text) and the documents it changed
-    (hand_over's); None when the edit changed more than scheduling directives, or the documents are gone."""
+    (hand_over's, read once: a run delivered again is simulated from its text); None when the edit changed more
+    than scheduling directives, or the documents are gone."""
     path = _ahead_path(token)
     with without_cycle_collection():  # (thousands of documents read back, then decoded: no cycles)
         found = _read_disk(path) if path is not None else None
+        drop_handed(token)
         if not (isinstance(found, tuple) and len(found) == 3):
             return None
         base_key, config, docs = found

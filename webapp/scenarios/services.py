@@ -98,7 +98,7 @@ def revoke_share_link(link, user):
 
 
 def queue_run(scenario, revision, *, user, source=Run.Source.REVISION, seed=0, options=None, manifests="",
-              config="", label="", sweep=None, variant=None, record=True, edits=None, ahead=None):
+              config="", label="", sweep=None, variant=None, record=True, edits=None):
     """The one way to queue a run: create the Run (of `revision`, or of a draft's or a sweep cell's text based
     on it, as `source` says) and hand its id to a worker once the row is committed."""
     from .tasks import enqueue
@@ -106,7 +106,7 @@ def queue_run(scenario, revision, *, user, source=Run.Source.REVISION, seed=0, o
     with transaction.atomic():
         run = runs.create_run(scenario, revision, user=user, source=source, seed=seed, options=options,
                               manifests=manifests, config=config, label=label, sweep=sweep, variant=variant,
-                              record=record, edits=edits, ahead=ahead)
+                              record=record, edits=edits)
         # After commit, so the worker never looks for a row it cannot see yet.
         transaction.on_commit(lambda: enqueue(run.pk))
     return run
