@@ -11,7 +11,10 @@ shows what a large cluster costs the web process. ``--edit`` times two quick edi
 (``set_spread`` on the ``frontend`` pods) through the API, each with the run of the edited draft
 until its result is stored (the second edit starts from the documents the first wrote), then a third
 in a new web process, as when the next edit reaches another of a deployment's processes, and one as the
-draft editor posts it (that request queues the run itself; timed to the editor's runs panel with the counts).
+draft editor posts it (that request queues the run itself; timed to the editor's runs panel with the counts). At
+the 5000 size that edit's run is queued ahead of its text (EDIT_RUN_AHEAD_MIN_BYTES): the worker's log lines say how
+long it took to make the edited scenario from the one it ran before, and how long the run then waited for the text;
+``EDIT_RUN_AHEAD_MIN_BYTES=-1`` in the environment times the same edit with its run queued after its text.
 ``--sweep N`` starts an N-cell sweep (maxSkew x minDomains of that constraint), times it until
 every cell is stored, and prints the database's size before and after, with the tables that hold
 texts and results (texts are stored once by content, compressed). Creating the scenario
@@ -153,6 +156,10 @@ def main(argv: list[str] | None = None) -> int:
         _time_pages(client, scenario_id, body, fresh=args.fresh, edited=edited)
     lines = [ln.split("]", 1)[-1].strip() for ln in log.read_text().splitlines()
              if "engine:" in ln or "stored in" in ln]
+    ahead = [ln.split("]", 1)[-1].strip() for ln in log.read_text().splitlines()
+             if "ahead of its text" in ln or "its text was written" in ln or "its text is loaded" in ln]
+    if ahead:
+        print("worker log (runs queued ahead of their text):", *ahead, sep="\n  ", flush=True)
     print("worker log (first and last runs):", *(lines[:2] + lines[-2:] if len(lines) > 4 else lines),
           sep="\n  ")
     print(f"web round trip, {args.size} ({len(text) / 1e6:.1f} MB of YAML): first run "

@@ -102,6 +102,7 @@ def apply_running_ahead(draft, edit, user):
         limit = settings.EDIT_RUN_AHEAD_MIN_BYTES
         if limit is not None and 0 <= limit <= len(base):
             ahead.extend(_queue_ahead(draft, base, config, docs, user))
+        return bool(ahead)
 
     try:
         apply(draft, edit, changed=changed)

@@ -539,7 +539,8 @@ def apply_edit(text, edit, config="", checked=None, changed=None):
     ``checked(text, scenario)``: called with the new text and the scenario the engine's check of it loaded
     (the draft editor's verdict is worked out from it: a large text is not kept loaded in this process).
     ``changed(documents)``: called as soon as the edit is made, before its text is written, with the documents
-    it changed when it changed them in place (none added, removed or moved: changed_in_place)."""
+    it changed when it changed them in place (none added, removed or moved: changed_in_place); true when it
+    started a run of the edited text (which then simulates beside the rest of the edit)."""
     with engine.without_cycle_collection():
         return _apply_edits(text, [edit], config, keep_written=True, checked=checked, changed=changed)
 
@@ -569,15 +570,16 @@ def _apply_edits(text, edit_list, config, keep_written, checked=None, changed=No
     origin = {id(o): i for i, o in enumerate(objects)} if shape[0] == "list" else None
     for edit in edit_list:
         _apply_op(objects, edit)
+    running = False  # (a run of the edited text started by ``changed``: it simulates beside what follows)
     if changed is not None:
         docs = changed_in_place(objects)
         if docs is not None:
-            changed(docs)
+            running = bool(changed(docs))
     if origin is not None and shared:  # a copy is compared with what it copies
         origin.update((mine, origin[id(obj)]) for mine, obj in objects.copies.items() if id(obj) in origin)
     new = dump_keeping(text, before, objects, shape, origin)
-    if keep_written:  # (a draft's edit: its text is stored next, compressed meanwhile beside the engine's check)
-        texts.prepare(new)
+    if keep_written and not running:  # (a draft's edit: its text is stored next, compressed meanwhile beside the
+        texts.prepare(new)  # engine's check; not while a run simulates on a core that thread would take)
     # the engine reads the objects just written, not the text again (they read back the same), and so does
     # the next edit of this text when they are kept (a draft's)
     written = written_documents(objects, shape)
