@@ -94,6 +94,16 @@ class RunAheadTests(BaseTestCase):
         self.assertEqual(run.result, self.result_of_text(draft.manifests).result)
         self.assertEqual(sum(p["pod"].startswith("default/extra-") for p in run.result["pods"]), 3)
 
+    def test_a_large_text_whose_scenario_the_worker_lacks_is_simulated_from_the_new_text(self):
+        with tempfile.TemporaryDirectory() as cache, override_settings(ENGINE_CACHE_DIR=cache), \
+                mock.patch.object(engine, "LOADED_MAX_BYTES", 1000):  # (every text is large; none loaded yet)
+            response, _ = self.edit(op="set_spread", workload="app=frontend", index="0", maxSkew="1")
+        self.assertEqual((response.status_code, self.made_ahead), (200, [False]))
+        draft = Draft.objects.get(scenario=self.scenario, author=self.editor)
+        run, = self.draft_runs()
+        self.assertEqual((run.status, run.manifests), (Run.Status.SUCCEEDED, draft.manifests))
+        self.assertEqual(run.result, self.result_of_text(draft.manifests).result)
+
     def node_name(self):
         return next(o["metadata"]["name"] for o in generate("30x90", seed=1).objects if o["kind"] == "Node")
 

@@ -498,10 +498,15 @@ def scenario_ahead(token):
 
 
 def _base_scenario(base_key, config):
+    """The loaded scenario of the text stored under ``base_key``: kept in this process or in the disk cache, or
+    loaded now when the text is small; None for a large text neither has (loading it could take longer than the
+    edit's request takes to write the new text, whose scenario it keeps in the disk cache)."""
     path = _disk_path(stored_text_key(base_key, config))
     found = _kept(path) or (_read_disk(path) if path is not None and path.exists() else None)
     if found is not None:
         return found
+    if (texts.size_of(base_key) or 0) + len(config or "") > LOADED_MAX_BYTES:
+        return None
     try:
         return load(texts.get(base_key), config)
     except (LookupError, ScenarioInvalid):
