@@ -256,16 +256,23 @@ def compute(run):
     size = texts.size_of(stored_key)
     cached = engine.cached_file(stored_key, config, size) if size is not None else None
     manifests = None if cached is not None else read()
-    try:
+
+    def simulate(**options):
         if settings.RUN_TEST_DELAY:
             time.sleep(settings.RUN_TEST_DELAY)  # tests only: a slow run to kill or time out
-        options = {"seed": int(run.seed), "detail": settings.RUN_DETAIL,
-                   "progress": lambda step: tell_progress(run.pk, step)}
         if cached is None:
-            result = engine.simulate(manifests, config, **options)
-        else:  # (the file may have gone meanwhile: the text is then read, on a new connection if need be)
-            result = engine.simulate_cached(cached, config, lambda: store(read, f"run {run.pk}'s text"), size=size,
-                                            **options)
+            return engine.simulate(manifests, config, **options)
+        # (the file may have gone meanwhile: the text is then read, on a new connection if need be)
+        return engine.simulate_cached(cached, config, lambda: store(read, f"run {run.pk}'s text"), size=size,
+                                      **options)
+    return _simulated(run, simulate)
+
+
+def _simulated(run, simulate):
+    """compute's outcome of ``simulate(seed, detail, progress)``: the engine's result, or the error a user reads."""
+    try:
+        result = simulate(seed=int(run.seed), detail=settings.RUN_DETAIL,
+                          progress=lambda step: tell_progress(run.pk, step))
     except engine.ScenarioInvalid as e:
         return Run.Status.FAILED, None, str(e)
     except SoftTimeLimitExceeded:
@@ -303,15 +310,7 @@ def compute_ahead(run, simulated=lambda: None):
     if scenario is None:
         run = _await_text(run)
         return None if run is None else (run, compute(run) if run.manifests_written else _text_lost())
-    options = {"seed": int(run.seed), "detail": settings.RUN_DETAIL,
-               "progress": lambda step: tell_progress(run.pk, step)}
-    try:
-        outcome = Run.Status.SUCCEEDED, engine.simulate_scenario(scenario, **options), ""
-    except SoftTimeLimitExceeded:
-        outcome = Run.Status.FAILED, None, f"The simulation took longer than {settings.RUN_SOFT_TIME_LIMIT} s and was stopped."
-    except Exception:
-        log.exception("run %s failed in the engine", run.pk)
-        outcome = Run.Status.FAILED, None, INTERNAL_ERROR
+    outcome = _simulated(run, lambda **options: engine.simulate_scenario(scenario, **options))
     simulated()
     done = time.perf_counter()
     run = _await_text(run)
