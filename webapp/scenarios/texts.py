@@ -152,13 +152,10 @@ def size_of(key):
 def stored_key(instance, field):
     """The key of the text in ``instance``'s StoredTextField ``field``, read from its row once (a page asks for
     several facts of one text): its text is not decompressed ("" without one)."""
-    from django.db.models.functions import Cast
-
     known = instance.__dict__.setdefault("_stored_keys", {})
     if field not in known:
         rows = type(instance)._default_manager.filter(pk=instance.pk)
-        known[field] = rows.annotate(stored_key=Cast(field, models.TextField())).values_list(
-            "stored_key", flat=True).first() or ""
+        known[field] = with_stored_key(rows, field).values_list("stored_key", flat=True).first() or ""
     return known[field]
 
 
