@@ -183,6 +183,23 @@ class DraftQuickEditsTestCase(BaseTestCase):
     def edit(self, **fields):
         return self.client.post(self.base + "edit/", fields, HTTP_HX_REQUEST="true")
 
+    def test_a_constraint_form_sent_whole_keeps_only_the_fields_the_person_changed(self):
+        # the form sends every field of constraint 0 (maxSkew 1, zone, DoNotSchedule, no minDomains)
+        whole = {"op": "set_spread", "workload": "app=web", "index": "0", "maxSkew": "1",
+                 "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+                 "minDomains": "unset"}
+        for changed, message in (
+                ({"maxSkew": "3"}, "Applied: maxSkew 3 on app=web."),
+                ({"whenUnsatisfiable": "ScheduleAnyway"}, "Applied: whenUnsatisfiable ScheduleAnyway on app=web."),
+                ({"minDomains": "2"}, "Applied: minDomains 2 on app=web."),
+        ):
+            with self.subTest(changed=changed):
+                Draft.objects.all().delete()
+                r = self.edit(**{**whole, **changed})
+                self.assertContains(r, message)
+                self.assertEqual(Draft.objects.get().edits[-1],
+                                 {"op": "set_spread", "workload": "app=web", "index": "0", **changed})
+
     def test_it_offers_a_form_for_every_kind_of_edit(self):
         r = self.client.get(self.base)
         for text in ('value="set_spread"', 'aria-label="Remove constraint 0 of app=web"', 'value="add_spread"',

@@ -191,11 +191,7 @@ def only_changed_fields(edit, draft):
     (and the edit list, and the revision message) says what changed."""
     if edit.get("op") != "set_spread":
         return edit
-    workload = next((w for w in edits.outline(draft.manifests)["workloads"] if w["ref"] == edit.get("workload")), None)
-    try:
-        current = workload["constraints"][int(edit.get("index", 0))] if workload else None
-    except (ValueError, IndexError):
-        current = None
+    current = edits.spread_constraint(draft.manifests, edit.get("workload"), edit.get("index", 0))
     if not current:
         return edit
     current = dict(current, minDomains=current.get("minDomains", "unset"))

@@ -217,6 +217,23 @@ def workload_targets(objects, workload, field="workload"):
     return controllers, group
 
 
+def spread_constraint(text, workload, index):
+    """topologySpreadConstraints[index] as the text has it in the pod spec set_spread changes first (a controller's
+    template, else a pod's), read only; None when there is none. Read from the documents the edit reads next, not
+    from the quick-edit outline: the outline of a text no page showed yet is tens of MB to fetch at 5,000 nodes."""
+    try:
+        controllers, group = workload_targets(parse(text, read_only=True)[0], workload)
+        holder = (controllers or group)[0]
+        spec = holder.get("spec") or {}
+        if controllers:
+            spec = (spec.get("template") or {}).get("spec") or {}
+        at = int(index)
+        found = spec.get("topologySpreadConstraints")[at] if at >= 0 else None
+    except (EditError, IndexError, TypeError, ValueError, AttributeError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
 def pod_specs(objects, target, field="workload"):
     """[(where, pod spec, its holder)] of a workload's controllers' templates and its pods, owned: to change."""
     controllers, group = workload_targets(objects, target, field)
