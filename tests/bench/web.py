@@ -14,7 +14,10 @@ in a new web process, as when the next edit reaches another of a deployment's pr
 draft editor posts it (that request queues the run itself; timed to the editor's runs panel with the counts). At
 the 5000 size that edit's run is queued ahead of its text (EDIT_RUN_AHEAD_MIN_BYTES): the worker's log lines say how
 long it took to make the edited scenario from the one it ran before, and how long the run then waited for the text;
-``EDIT_RUN_AHEAD_MIN_BYTES=-1`` in the environment times the same edit with its run queued after its text.
+``EDIT_RUN_AHEAD_MIN_BYTES=-1`` in the environment times the same edit with its run queued after its text. The
+editor's edit is timed to its runs panel with the counts, the panel asked for from the moment the response is written,
+by another process, at the interval the page's htmx asks at. ``--browser N`` then makes N edits as a person does, in
+headless Chromium against gunicorn (three workers, as docker-compose.yml), timed in the page from the click.
 ``--sweep N`` starts an N-cell sweep (maxSkew x minDomains of that constraint), times it until
 every cell is stored, and prints the database's size before and after, with the tables that hold
 texts and results (texts are stored once by content, compressed). Creating the scenario
@@ -80,6 +83,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="with --pages: time each page again in a new process, the first read of its data there")
     p.add_argument("--edit", action="store_true",
                    help="then time two quick edits of the draft, each with the run of the edited draft")
+    p.add_argument("--browser", type=int, default=0, metavar="N",
+                   help="with --edit: then N quick edits in headless Chromium (Debian's, /usr/bin/chromium) against "
+                        "gunicorn with 3 workers, as docker-compose.yml serves the app, each timed from the click to "
+                        "the draft run's counts on the page")
     p.add_argument("--sweep", type=int, default=0, metavar="N",
                    help="then run an N-cell sweep (at most 48) and print the database size")
     args = p.parse_args(argv)
@@ -147,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"run {i + 1}: {body['status']} in {seconds * 1000:.0f} ms ({pods} pods; {what})",
                   flush=True)
         edited = _time_edit(client, scenario_id) if args.edit else None
+        if args.edit and args.browser:
+            _time_browser_edits(env, queue, scenario_id, args.browser)
         if args.sweep:
             _time_sweep(client, scenario_id, args.sweep)
     finally:
@@ -368,8 +377,113 @@ def _poll_panel(conn, session_key: str, panel_url: str) -> None:
             conn.send("the editor's runs panel never showed the draft run's counts")
             return
         conn.send((shown, polls, rendered, waiting, asked, "draft-diff-summary" in html))
-    except Exception as e:  # (said by the bench, which would otherwise wait for an answer forever)
+    except Exception as e:  # noqa: BLE001 - said by the bench, which would otherwise wait for an answer forever
         conn.send(f"the panel's poller failed: {e!r}")
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--disable-dev-shm-usage"]
+# In the page: when the edit's response is swapped in (its "Applied" note) and when a run the panel did not show
+# before shows its counts; each a performance.now() (milliseconds), read after the click.
+_STAMP = """(before) => { const seen = new Set(before); const m = window.__bench = {};
+  new MutationObserver(() => {
+    if (!m.ok && document.querySelector('#edit-ok')) m.ok = performance.now();
+    for (const e of document.querySelectorAll('p.counts'))
+      if (!m.counts && !seen.has(e.dataset.run)) { m.counts = performance.now(); m.run = e.dataset.run; }
+  }).observe(document.body, {subtree: true, childList: true});
+  document.addEventListener('htmx:beforeRequest', () => { m.requests = (m.requests || 0) + 1; });
+  m.click = performance.now(); }"""
+
+
+def _time_browser_edits(env: dict, queue: str, scenario_id: int, count: int) -> None:
+    """Quick edits of the draft as a person makes them: headless Chromium, logged in, fills the frontend
+    constraint's maxSkew in the draft editor and presses Apply; timed in the page from the click to the edit's
+    response on the page and to the draft run's counts on it (the runs panel asks for them as htmx does). The app
+    is served by gunicorn with three sync workers (docker-compose.yml's), which this bench starts on a free port,
+    and run by this bench's worker. The browser shares this machine's cores with the web processes and the worker,
+    which a person's browser would not. Each line says which web process made the edit, and whether it made the
+    previous one (the documents of the draft's text are then in its memory; another process reads them from the
+    disk cache)."""
+    import socket
+    import urllib.request
+
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        print("browser edits: Playwright is not installed (the test requirements: make test)", flush=True)
+        return
+    if not Path(CHROMIUM).exists():
+        print(f"browser edits: no {CHROMIUM} (make test-deps installs Debian's chromium)", flush=True)
+        return
+    from django.contrib.auth import get_user_model
+
+    password = uuid.uuid4().hex
+    user = get_user_model().objects.get(username="bench")
+    user.set_password(password)
+    user.save()
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    base = f"http://127.0.0.1:{port}"
+    logs = Path(tempfile.mkdtemp(prefix="whatif-bench-gunicorn-"))
+    access = logs / "access.log"
+    with open(logs / "gunicorn.log", "w") as out:  # (the server writes to its own copy of the file)
+        server = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "webapp.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "3",
+             "--access-logfile", str(access), "--access-logformat", '%(p)s "%(r)s" %(s)s %(M)s'],
+            cwd=ROOT, env={**env, "CELERY_QUEUE": queue, "DJANGO_SETTINGS_MODULE": "webapp.settings"},
+            stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/login/", timeout=5)
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit(f"gunicorn did not start:\n{(logs / 'gunicorn.log').read_text()[-2000:]}")
+                time.sleep(0.2)
+        counted = []
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(f"{base}/login/")
+            page.get_by_label("Username").fill("bench")
+            page.get_by_label("Password").fill(password)
+            page.get_by_role("button", name="Log in").click()
+            page.get_by_role("heading", name="Scenarios").wait_for()
+            page.goto(f"{base}/scenarios/{scenario_id}/draft/")
+            previous = None
+            for n, skew in enumerate(range(7, 7 + count), 1):  # (values no earlier edit of this bench made)
+                # (polling every 200 ms, not at each frame: this page's work is not to take a core from the run)
+                page.wait_for_function("() => !document.querySelector('#draft-runs[hx-trigger]')",
+                                       timeout=120_000, polling=200)
+                before = page.evaluate("() => [...document.querySelectorAll('p.counts')].map(e => e.dataset.run)")
+                card = page.locator(".quick-card", has=page.get_by_role(
+                    "heading", name="app=frontend · constraint 0"))
+                card.get_by_label("maxSkew").fill(str(skew))
+                edits_before = access.read_text().count("/draft/edit/")
+                page.evaluate(_STAMP, before)
+                card.get_by_role("button", name="Apply").click()
+                page.wait_for_function("() => window.__bench.counts", timeout=120_000, polling=200)
+                m = page.evaluate("() => window.__bench")
+                made = [ln.split()[0].strip("<>") for ln in access.read_text().splitlines() if "/draft/edit/" in ln]
+                pid = made[edits_before] if len(made) > edits_before else "?"
+                counted.append((m["counts"] - m["click"]) / 1000)
+                which = ("the one that made the previous edit" if pid == previous else
+                         "another than made the previous edit" if previous else "the first edit")
+                print(f"browser edit {n} (maxSkew {skew}): the response on the page "
+                      f"{(m['ok'] - m['click']) / 1000:.2f} s after the click, the draft run's counts "
+                      f"{counted[-1]:.2f} s (run {m['run']}; web process {pid}, {which})", flush=True)
+                previous = pid
+            browser.close()
+        print(f"browser edits: the draft run's counts on the page {statistics.median(counted):.2f} s after the click "
+              f"(median of {len(counted)}; {min(counted):.2f}–{max(counted):.2f} s)", flush=True)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(20)
 
 
 def _database_sizes() -> str:
