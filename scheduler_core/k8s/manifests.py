@@ -7,7 +7,7 @@ enum values, topology spread constraints, tolerations, quantities.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from ..validation import apimachinery as am
 from ..validation import field as vf
@@ -244,8 +244,18 @@ def read_owner_ref(d: Decoder, v: Any, path: str) -> t.OwnerReference:
 
 def read_pod_spec(d: Decoder, spec: Any, path: str) -> dict:
     """The scheduling-relevant fields of a PodSpec as Pod constructor keywords
-    (priority left for the caller to resolve)."""
+    (priority left for the caller to resolve). The pods of one workload write the same spec
+    but for nodeName: it is decoded once (``Decoder.interned``), and a pod that repeats it
+    shares every decoded part with the first."""
     s = d.obj(spec, path)
+    node_name = d.str(s.get("nodeName"), f"{path}.nodeName")
+    rest = {k: v for k, v in s.items() if k != "nodeName"} if "nodeName" in s else s
+    fields = d.interned("podSpec", rest, lambda: _read_pod_spec(d, s, path))
+    return {**fields, "node_name": node_name}
+
+
+def _read_pod_spec(d: Decoder, s: Mapping[str, Any], path: str) -> dict:
+    """read_pod_spec's fields but nodeName."""
     host_network = d.bool(s.get("hostNetwork"), f"{path}.hostNetwork")
 
     def read_containers(key: str):
@@ -260,7 +270,6 @@ def read_pod_spec(d: Decoder, spec: Any, path: str) -> dict:
     gates = d.items(s.get("schedulingGates"), f"{path}.schedulingGates",
                     lambda x, p: d.str(d.obj(x, p).get("name"), f"{p}.name"))
     return dict(
-        node_name=d.str(s.get("nodeName"), f"{path}.nodeName"),
         scheduler_name=d.str(s.get("schedulerName"), f"{path}.schedulerName")
         or t.DEFAULT_SCHEDULER_NAME,
         priority=d.int(s.get("priority"), f"{path}.priority"),

@@ -554,6 +554,18 @@ def test_pods_writing_the_same_affinity_share_one_decoded_value() -> None:
     assert c.affinity != a.affinity
 
 
+def test_pods_written_alike_but_for_their_node_each_keep_their_node() -> None:
+    spec = ("containers: [{name: c, resources: {requests: {cpu: 100m}}}], "
+            "tolerations: [{key: k, operator: Exists}]%s")
+    text = "\n---".join(pod_yaml(n, spec % node) for n, node in (
+        ("a", ", nodeName: n1"), ("b", ", nodeName: n2"), ("c", ""), ("d", ", nodeName: n1, priority: 5")))
+    text += "".join(f"\n---\napiVersion: v1\nkind: Node\nmetadata: {{name: {n}}}\n" for n in ("n1", "n2"))
+    a, b, c, d = sorted(load_scenario(text).pods, key=lambda p: p.name)
+    assert [p.node_name for p in (a, b, c, d)] == ["n1", "n2", "", "n1"]
+    assert a.tolerations is b.tolerations is c.tolerations  # (one decoded spec)
+    assert (a.requests, d.priority) == ({"cpu": 100}, 5)
+
+
 @pytest.mark.parametrize("first, second, path", [
     ("'1'", "1", "spec.tolerations[0].value"),  # a string, then the same digits as a number
     ("'true'", "true", "spec.tolerations[0].value"),
