@@ -7,7 +7,8 @@ enum values, topology spread constraints, tolerations, quantities.
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..validation import apimachinery as am
 from ..validation import field as vf
