@@ -144,3 +144,93 @@ def _workloads(scenario: Scenario, builder: _Builder, classes) -> tuple[t.Worklo
         if changed:
             workloads[i] = replace(old, template=t.replace_pod(old.template, **changed))
     return tuple(workloads)
+
+
+# The fields of a topology spread constraint ``with_spread_fields`` sets (the TopologySpreadConstraint field names).
+SPREAD_FIELDS = ("max_skew", "min_domains", "when_unsatisfiable", "topology_key")
+_INT32_MAX = 2 ** 31 - 1
+
+
+def with_spread_fields(scenario: Scenario, pods: Iterable[str], workloads: Iterable[tuple[str, str, str]],
+                       index: int, fields: dict) -> Scenario | None:
+    """``scenario`` with ``fields`` (SPREAD_FIELDS: a value each, min_domains None to unset it) set in
+    topologySpreadConstraints[index] of the pods named (``namespace/name``) and of the pod templates of the
+    workloads named ((kind, namespace, name)): what loading the text edited so gives (the differential tests compare
+    the two), made without reading a document. None when that text would not load as this scenario with the new
+    constraints (a value the API refuses, two constraints of one key and whenUnsatisfiable), or could give more than
+    that: a pod or workload the scenario does not hold, one without constraint ``index``, a pod the load made or a
+    workload whose template made pods, a scenario that read a Deployment or dropped a pod it read. Pods whose
+    constraints were one tuple share the new one, as the loader shares them (the scheduling loop matches templates
+    by identity)."""
+    if not fields or any(name not in SPREAD_FIELDS for name in fields) or \
+            isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        return None
+    read = scenario.summary.get("read", {})
+    made = {entry["owner"] for entry in scenario.summary.get("added", ())}
+    kept_pods = sum(1 for p in scenario.pods if not p.uid.startswith("generated-"))
+    if read.get("Deployment") or read.get("Pod", 0) != kept_pods or \
+            sum(read.get(kind, 0) for kind in WORKLOAD_KINDS) != len(scenario.workloads):
+        return None
+    new_of: dict[int, tuple] = {}  # id of a constraints tuple -> the tuple with the fields set (None: refused)
+
+    def changed(constraints: tuple) -> tuple | None:
+        if id(constraints) not in new_of:  # (the tuple is the scenario's: its id names it throughout)
+            new_of[id(constraints)] = _spread_set(constraints, index, fields)
+        return new_of[id(constraints)]
+
+    wanted = set(pods)
+    out = list(scenario.pods)
+    for i, pod in enumerate(out):
+        if pod.key not in wanted:
+            continue
+        wanted.discard(pod.key)
+        if pod.uid.startswith("generated-"):
+            return None  # (its template's change is the text's)
+        new = changed(pod.topology_spread_constraints)
+        if new is None:
+            return None
+        if new is not pod.topology_spread_constraints:
+            out[i] = t.replace_pod(pod, topology_spread_constraints=new)
+    if wanted:
+        return None
+    where = {(w.kind, w.namespace, w.name): i for i, w in enumerate(scenario.workloads)}
+    controllers = list(scenario.workloads)
+    for ref in workloads:
+        i = where.get(tuple(ref))
+        if i is None or f"{ref[0]} {ref[1]}/{ref[2]}" in made:
+            return None
+        w = controllers[i]
+        if w.template is None:
+            return None
+        new = changed(w.template.topology_spread_constraints)
+        if new is None:
+            return None
+        if new is not w.template.topology_spread_constraints:
+            controllers[i] = replace(w, template=t.replace_pod(w.template, topology_spread_constraints=new))
+    return replace(scenario, pods=tuple(out), workloads=tuple(controllers))
+
+
+def _spread_set(constraints: tuple, index: int, fields: dict) -> tuple | None:
+    """constraints with fields set in constraints[index], validated as the loader validates them
+    (manifests.read_spread_constraints); the same tuple when nothing changes; None when refused."""
+    if index >= len(constraints):
+        return None
+    old = constraints[index]
+    new = replace(old, **fields)
+    max_skew, min_domains = new.max_skew, new.min_domains
+    if not _int32(max_skew) or max_skew <= 0 or not isinstance(new.topology_key, str) or not new.topology_key:
+        return None
+    if new.when_unsatisfiable not in (t.DO_NOT_SCHEDULE, t.SCHEDULE_ANYWAY):
+        return None
+    if min_domains is not None and (not _int32(min_domains) or min_domains <= 0 or
+                                    new.when_unsatisfiable != t.DO_NOT_SCHEDULE):
+        return None
+    if new == old:
+        return constraints
+    out = constraints[:index] + (new,) + constraints[index + 1:]
+    pairs = [(c.topology_key, c.when_unsatisfiable) for c in out]
+    return out if len(set(pairs)) == len(pairs) else None
+
+
+def _int32(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and -_INT32_MAX - 1 <= v <= _INT32_MAX

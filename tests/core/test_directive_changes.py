@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from scheduler_core.api import simulate
-from scheduler_core.directive_changes import with_changed_documents
+from scheduler_core.directive_changes import with_changed_documents, with_spread_fields
 from scheduler_core.scenario import load_scenario
 from tests.bench.generate import generate, to_yaml
 
@@ -238,3 +238,119 @@ def test_a_dense_cluster_with_preemption_simulates_the_same_either_way(seed):
     loaded = _load(objects)
     assert spliced is not None and spliced == loaded
     assert simulate(spliced, seed=seed) == simulate(loaded, seed=seed)
+
+
+# --- with_spread_fields: a spread constraint's fields set without the documents -----------------------------------
+WEB = (["default/web-1", "default/web-2", "default/web-3"], [("ReplicaSet", "default", "web")])
+SOLO = (["default/solo"], [])
+
+
+def _two_constraints(objects):
+    solo = _find(objects, "Pod", "solo")
+    solo["spec"]["topologySpreadConstraints"] = _spread("solo") + [
+        {**_spread("solo")[0], "topologyKey": "kubernetes.io/hostname", "whenUnsatisfiable": "ScheduleAnyway"}]
+    return objects
+
+
+def _constraint_of(targets, index, **raw):
+    """The documents' edit: raw fields set in topologySpreadConstraints[index] of the pods and templates named
+    (a None value removes the field), as the draft editor's set_spread writes them."""
+    def edit(objects):
+        pods, workloads = targets
+        for obj in objects:
+            meta = obj.get("metadata", {})
+            ref = (obj["kind"], meta.get("namespace"), meta.get("name"))
+            if obj["kind"] == "Pod" and f"{ref[1]}/{ref[2]}" in pods or ref in workloads:
+                spec = obj["spec"]["template"]["spec"] if obj["kind"] != "Pod" else obj["spec"]
+                c = spec["topologySpreadConstraints"][index]
+                for k, v in raw.items():
+                    if v is None:
+                        c.pop(k, None)
+                    else:
+                        c[k] = v
+    return edit
+
+
+# (what changes, the objects, the targets, the index, the engine's fields, the same change in the documents' words)
+SPREAD_TAKEN = [
+    ("maxSkew of a workload's pods and template", _objects(), WEB, 0, {"max_skew": 2}, {"maxSkew": 2}),
+    ("minDomains set", _objects(), WEB, 0, {"min_domains": 3}, {"minDomains": 3}),
+    ("whenUnsatisfiable", _objects(), WEB, 0, {"when_unsatisfiable": "ScheduleAnyway"},
+     {"whenUnsatisfiable": "ScheduleAnyway"}),
+    ("topologyKey", _objects(), SOLO, 0, {"topology_key": "kubernetes.io/hostname"},
+     {"topologyKey": "kubernetes.io/hostname"}),
+    ("the second constraint of two", _two_constraints(_objects()), SOLO, 1,
+     {"max_skew": 3, "when_unsatisfiable": "DoNotSchedule", "min_domains": 2},
+     {"maxSkew": 3, "whenUnsatisfiable": "DoNotSchedule", "minDomains": 2}),
+    ("minDomains unset where none is set", _objects(), SOLO, 0, {"min_domains": None}, {"minDomains": None}),
+    ("a value it already has", _objects(), WEB, 0, {"max_skew": 1}, {"maxSkew": 1}),
+    ("one pod of a workload", _objects(), (["default/web-2"], []), 0, {"max_skew": 4}, {"maxSkew": 4}),
+]
+
+SPREAD_REFUSED = [
+    ("maxSkew 0", _objects(), SOLO, 0, {"max_skew": 0}),
+    ("maxSkew past int32", _objects(), SOLO, 0, {"max_skew": 2 ** 31}),
+    ("maxSkew a bool", _objects(), SOLO, 0, {"max_skew": True}),
+    ("minDomains with ScheduleAnyway", _objects(), SOLO, 0,
+     {"when_unsatisfiable": "ScheduleAnyway", "min_domains": 2}),
+    ("minDomains 0", _objects(), SOLO, 0, {"min_domains": 0}),
+    ("an unknown whenUnsatisfiable", _objects(), SOLO, 0, {"when_unsatisfiable": "Sometimes"}),
+    ("an empty topologyKey", _objects(), SOLO, 0, {"topology_key": ""}),
+    ("two constraints of one key and whenUnsatisfiable", _two_constraints(_objects()), SOLO, 1,
+     {"topology_key": ZONE, "when_unsatisfiable": "DoNotSchedule"}),
+    ("a constraint index the pods lack", _objects(), SOLO, 1, {"max_skew": 2}),
+    ("a field it does not set", _objects(), SOLO, 0, {"label_selector": None}),
+    ("a pod not in the scenario", _objects(), (["default/nope"], []), 0, {"max_skew": 2}),
+    ("a workload not in the scenario", _objects(), ([], [("StatefulSet", "default", "web")]), 0, {"max_skew": 2}),
+    ("a workload whose template made pods", _objects(), ([], [("ReplicaSet", "default", "api")]), 0,
+     {"max_skew": 2}),
+    ("a scenario that read a Deployment", _objects({
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "front", "namespace": "default"},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "front"}},
+                 "template": {"metadata": {"labels": {"app": "front"}}, "spec": _pod_spec("front")}}}),
+     SOLO, 0, {"max_skew": 2}),
+    ("a scenario that dropped a pod it read", _objects({
+        **_pod("done", "solo"), "status": {"phase": "Succeeded"}}), SOLO, 0, {"max_skew": 2}),
+]
+
+
+@pytest.mark.parametrize("objects,targets,index,fields,raw", [c[1:] for c in SPREAD_TAKEN],
+                         ids=[c[0] for c in SPREAD_TAKEN])
+def test_spread_fields_set_give_the_scenario_the_edited_text_loads(objects, targets, index, fields, raw):
+    before, _, after = _edited(objects, lambda objs: _constraint_of(targets, index, **raw)(objs) or [])
+    made = with_spread_fields(before, *targets, index, fields)
+    loaded = _load(after)
+    assert made == loaded
+    assert simulate(made, seed=1) == simulate(loaded, seed=1)
+
+
+@pytest.mark.parametrize("objects,targets,index,fields", [c[1:] for c in SPREAD_REFUSED],
+                         ids=[c[0] for c in SPREAD_REFUSED])
+def test_spread_fields_the_text_would_refuse_or_could_change_more_give_none(objects, targets, index, fields):
+    assert with_spread_fields(_load(objects), *targets, index, fields) is None
+
+
+def test_pods_that_shared_constraints_share_the_new_ones():
+    made = with_spread_fields(_load(_objects()), *WEB, 0, {"max_skew": 2})
+    web = [p for p in made.pods if p.labels["app"] == "web"]
+    template = next(w.template for w in made.workloads if w.name == "web")
+    assert all(p.topology_spread_constraints is template.topology_spread_constraints for p in web)
+    assert web[0].topology_spread_constraints[0].max_skew == 2
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_dense_cluster_s_spread_fields_set_simulate_as_the_edited_text(seed):
+    """Thousands of pods of one app, bound and pending, in a generated cluster with pod affinity and preemption."""
+    objects = generate("dense-60x400", seed=seed).objects
+    before = _load(objects)
+    pods = [o for o in objects if o["kind"] == "Pod"]
+    app = next(p["metadata"]["labels"]["app"] for p in pods if p["spec"].get("topologySpreadConstraints"))
+    mine = [p for p in pods if p["metadata"]["labels"].get("app") == app]
+    keys = [f'{p["metadata"]["namespace"]}/{p["metadata"]["name"]}' for p in mine]
+    skew = mine[0]["spec"]["topologySpreadConstraints"][0]["maxSkew"] + 1
+    objects = copy.deepcopy(objects)
+    _constraint_of((keys, []), 0, maxSkew=skew)(objects)
+    made = with_spread_fields(before, keys, [], 0, {"max_skew": skew})
+    loaded = _load(objects)
+    assert made == loaded
+    assert simulate(made, seed=seed) == simulate(loaded, seed=seed)
