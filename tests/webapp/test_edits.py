@@ -511,3 +511,67 @@ def test_a_quick_edit_that_writes_a_nul_into_a_value_is_refused_naming_the_field
     with pytest.raises(engine.ScenarioInvalid) as e:
         edits.apply_edit(text, {"op": "add_taint", "node": "n2", "key": "k", "value": "a\x00b"})
     assert "NUL" in str(e.value) and "spec.taints.0.value" in str(e.value)
+
+
+# --- the edit's targets found in a loaded scenario, as in the documents ----------------------------------------------
+def _targets_cluster():
+    def rs(name, ns, app):
+        return {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": name, "namespace": ns},
+                "spec": {"replicas": 2, "selector": {"matchLabels": {"app": app}}, "template": {
+                    "metadata": {"labels": {"app": app}},
+                    "spec": {"containers": [{"name": "c", "image": "nginx"}], "topologySpreadConstraints": [
+                        {"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+                         "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": app}}}]}}}}
+
+    def pod(name, ns, labels, owner=None):
+        meta = {"name": name, "namespace": ns, "labels": labels}
+        if owner:
+            meta["ownerReferences"] = [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": owner, "uid": "u",
+                                        "controller": True}]
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
+                "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+
+    return [yaml.safe_load(NODE.format(name="n1", zone="a")),
+            rs("web", "default", "web"), pod("web-0", "default", {"app": "web"}, "web"),
+            pod("web-1", "default", {"app": "web", "tier": "x"}, "web"),
+            rs("web", "other", "web"), pod("web-0", "other", {"app": "web"}, "web"),
+            pod("web-1", "other", {"app": "web"}, "web"),
+            pod("solo", "other", {"app": "web", "tier": "x"}), rs("idle", "default", "idle")]
+
+
+@pytest.mark.parametrize("workload", [
+    "app=web", "tier=x", "app=idle", "ReplicaSet/default/web", "default/web", "web", "other/web", "Pod/other/solo",
+    "Pod/default/web-1", "ReplicaSet/default/idle", "app=none", "ReplicaSet/default/nope", "Pod/default/nope",
+    "StatefulSet/default/web", "Deployment/default/web", "",
+])
+def test_an_edit_finds_in_a_loaded_scenario_the_pods_and_workloads_it_finds_in_the_documents(workload):
+    objects = _targets_cluster()
+    scenario = engine.load(yaml.safe_dump_all(objects))
+    try:
+        controllers, group = edits.workload_targets(objects, workload)
+        expected = (sorted(f"{edits.ns_of(p)}/{edits.meta(p)['name']}" for p in group),
+                    sorted((c["kind"], edits.ns_of(c), edits.meta(c)["name"]) for c in controllers))
+    except edits.EditError:
+        expected = None
+    found = edits.scenario_targets(workload, scenario.pods, scenario.workloads)
+    written = {f"{edits.ns_of(o)}/{edits.meta(o)['name']}" for o in edits.pods(objects)}
+    assert (found if found is None else (sorted(k for k in found[0] if k in written), sorted(found[1]))) == expected
+    if found is not None and set(found[0]) - written:  # pods the load made from a template: left to the documents
+        assert engine._with_spread(scenario, (workload, 0, {"max_skew": 2})) is None
+
+
+@pytest.mark.parametrize("edit, expected", [
+    ({"op": "set_spread", "workload": "app=web", "index": "0", "maxSkew": "3"}, ("app=web", 0, {"max_skew": 3})),
+    ({"op": "set_spread", "workload": "app=web", "minDomains": "unset", "whenUnsatisfiable": "ScheduleAnyway"},
+     ("app=web", 0, {"min_domains": None, "when_unsatisfiable": "ScheduleAnyway"})),
+    ({"op": "set_spread", "workload": "app=web", "index": 1, "minDomains": "2", "topologyKey": "example.com/rack"},
+     ("app=web", 1, {"min_domains": 2, "topology_key": "example.com/rack"})),
+    ({"op": "set_spread", "workload": "app=web", "index": "0"}, None),  # (nothing to set)
+    ({"op": "set_spread", "workload": "app=web", "maxSkew": "two"}, None),  # (refused when applied)
+    ({"op": "set_spread", "workload": "app=web", "topologyKey": "-bad-"}, None),
+    ({"op": "set_spread", "workload": "app=web", "index": "-1", "maxSkew": "2"}, None),
+    ({"op": "add_spread", "workload": "app=web", "maxSkew": "2"}, None),
+    ({"op": "set_priority", "target": "app=web", "priority": "5"}, None),
+])
+def test_only_a_change_of_an_existing_constraint_s_fields_is_set_without_the_documents(edit, expected):
+    assert edits.spread_fields(edit) == expected

@@ -41,8 +41,8 @@ class RunAheadTests(BaseTestCase):
 
     def edit(self, **fields):
         """Post a quick edit as the editor does; the runs it queues are executed in this process afterwards."""
-        def scenario_ahead(token):
-            found = real(token)
+        def scenario_ahead(token, **kwargs):
+            found = real(token, **kwargs)
             self.made_ahead.append(found is not None)
             return found
 
@@ -81,6 +81,65 @@ class RunAheadTests(BaseTestCase):
         self.assertNotIn("Not run yet", panel)  # (the base revision ran too, to compare with)
         self.assertEqual(run.result, self.result_of_text(draft.manifests).result)
         self.assertNotEqual(run.summary, self.result_of_text(CLUSTER).summary)  # (the edit changed placements)
+
+    def made_by(self, **fields):
+        """(how the worker made the edit's scenario, as its log says; the draft's run; the run of the draft's text)."""
+        with self.assertLogs("webapp.scenarios.engine", "INFO") as logs:
+            response, _ = self.edit(**fields)
+        self.assertEqual(response.status_code, 200)
+        made = ["spread" if "spread constraint fields set" in line else "documents" for line in logs.output
+                if "fields set in the scenario" in line or "documents the edit changed put into" in line]
+        draft = Draft.objects.get(scenario=self.scenario, author=self.editor)
+        return response, made, self.draft_runs()[-1], self.result_of_text(draft.manifests)
+
+    def test_a_spread_constraint_s_fields_are_set_in_the_loaded_scenario_as_its_text_says(self):
+        pod = next(f'{o["metadata"]["namespace"]}/{o["metadata"]["name"]}' for o in generate("30x90", seed=1).objects
+                   if o["kind"] == "Pod" and o["metadata"]["labels"].get("app") == "frontend")
+        # (one after the other, each on the draft the one before left)
+        for fields in ({"maxSkew": "2"}, {"minDomains": "4"}, {"minDomains": "unset"},
+                       {"index": "1", "topologyKey": "topology.kubernetes.io/region"},
+                       {"whenUnsatisfiable": "ScheduleAnyway"}, {"workload": f"Pod/{pod}", "maxSkew": "3"}):
+            with self.subTest(**fields):
+                response, made, run, of_text = self.made_by(**{"op": "set_spread", "workload": "app=frontend", "index": "0",
+                                                     **fields})
+                self.assertIn("Applied:", response.content.decode())
+                self.assertEqual(made, ["spread"])  # (no document read)
+                self.assertEqual((run.status, run.manifests), (Run.Status.SUCCEEDED, of_text.manifests))
+                self.assertEqual(run.result, of_text.result)
+
+    def test_a_constraint_form_sent_whole_runs_ahead_as_the_edit_the_person_made(self):
+        whole = {"op": "set_spread", "workload": "app=frontend", "index": "0", "whenUnsatisfiable": "DoNotSchedule",
+                 "topologyKey": "topology.kubernetes.io/zone", "minDomains": "unset"}
+        pods = [f'{o["metadata"]["namespace"]}/{o["metadata"]["name"]}' for o in generate("30x90", seed=1).objects
+                if o["kind"] == "Pod" and o["metadata"]["labels"].get("app") == "frontend"]
+        for step, fields, way in (
+                ("the form as the editor sends it", {**whole, "maxSkew": "2"}, "spread"),
+                ("one pod's constraint made to differ", {"op": "set_spread", "workload": f"Pod/{pods[1]}", "index": "0",
+                                                         "whenUnsatisfiable": "ScheduleAnyway"}, "spread"),
+                ("the pods disagree on a field the form sends unchanged", {**whole, "maxSkew": "3"}, "documents")):
+            with self.subTest(step):
+                response, made, run, of_text = self.made_by(**fields)
+                self.assertIn("Applied:", response.content.decode())
+                self.assertEqual(made, [way])
+                self.assertEqual((run.status, run.manifests), (Run.Status.SUCCEEDED, of_text.manifests))
+                self.assertEqual(run.result, of_text.result)
+        draft = Draft.objects.get(scenario=self.scenario, author=self.editor)
+        self.assertEqual([e.get("maxSkew") for e in draft.edits], ["2", None, "3"])
+        self.assertEqual(draft.edits[0], {"op": "set_spread", "workload": "app=frontend", "index": "0", "maxSkew": "2"})
+
+    def test_a_constraint_added_at_the_next_index_is_put_in_from_the_documents_the_edit_changed(self):
+        _, made, run, of_text = self.made_by(op="set_spread", workload="app=frontend", index="2",
+                                          topologyKey="kubernetes.io/hostname")
+        self.assertEqual(made, ["documents"])
+        self.assertIn("kubernetes.io/hostname", of_text.manifests)
+        self.assertEqual((run.status, run.result), (Run.Status.SUCCEEDED, of_text.result))
+
+    def test_a_worker_waits_for_no_documents_once_the_edit_has_failed(self):
+        token = "f" * 32
+        self.assertTrue(engine.hand_over_edit(token, texts.key_of(CLUSTER), "", ("app=frontend", 7, {"max_skew": 2})))
+        started = time.monotonic()
+        self.assertIsNone(engine.scenario_ahead(token, wanted=lambda: False))
+        self.assertLess(time.monotonic() - started, engine.AHEAD_DOCUMENTS_WAIT)
 
     def test_an_edit_of_more_than_directives_is_simulated_from_its_text(self):
         self.scenario = services.create_scenario(team=self.team, name="With a ReplicaSet", manifests=WITH_REPLICA_SET,

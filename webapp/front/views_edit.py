@@ -229,9 +229,11 @@ def draft_edit(request, pk):
     scenario = get_scenario(request, pk, Role.EDITOR)
     draft = drafts.get_or_start(scenario, request.user)
     keep_typed_text(draft, request.POST)
-    edit = only_changed_fields(edit_from_post(request.POST), draft)
+    posted = edit_from_post(request.POST)
+    queued = drafts.queue_fields_ahead(draft, posted, request.user)  # (before the text is read: a large one takes long)
+    edit = only_changed_fields(posted, draft)
     try:
-        drafts.apply_running_ahead(draft, edit, request.user)
+        drafts.apply_running_ahead(draft, edit, request.user, queued=queued)
     except engine.ScenarioInvalid as e:
         draft.refresh_from_db()
         return render_draft(request, scenario, draft, "draft-body", edit_error={

@@ -87,21 +87,42 @@ def apply(draft, edit, changed=None):
     return _store(draft, list(draft.edits) + [edit], [])
 
 
-def apply_running_ahead(draft, edit, user):
+def queue_fields_ahead(draft, edit, user):
+    """[the draft's run, queued ahead of the edit's text] when the edit changes fields of a spread constraint of a large
+    text (edits.spread_fields), before anything reads the draft's text (its key is read): the worker sets the fields in
+    the scenario it loaded for that text (engine.scenario_ahead). [] for any other edit, or when the run could not be
+    queued (apply_running_ahead then queues it as it makes the edit). The edit may be the one the form sent, every
+    field of the constraint: the worker sets them only where that gives what the edit the person made gives."""
+    limit = settings.EDIT_RUN_AHEAD_MIN_BYTES
+    spread = edits.spread_fields(edit)
+    if spread is None or limit is None or limit < 0:
+        return []
+    key = texts.stored_key(draft, "manifests")
+    if not key or (texts.size_of(key) or 0) < limit:
+        return []
+    return _queue_ahead(draft, key, draft.config, user, spread=spread)
+
+
+def apply_running_ahead(draft, edit, user, queued=None):
     """apply(), the draft's run queued as soon as the edit is made when its text is large (EDIT_RUN_AHEAD_MIN_BYTES)
     and the edit changed documents in place: the worker starts from the scenario of the text before the edit
     (engine.scenario_ahead) while this request writes, checks and stores the new text, most of a second at 5,000
-    nodes. The run's text is written once the draft's is; the run is deleted when the edit fails, or when its text
+    nodes. A change of a spread constraint's fields is queued before the edit reads a document (the worker sets
+    them in the loaded scenario: edits.spread_fields). The run's text is written once the draft's is; the run is deleted when the edit fails, or when its text
     is the one the draft's previous run simulated (as run_if_changed would not queue it). A run of the base revision
-    to compare with is queued too when there is none. Returns the draft's run, or None (run_if_changed then runs
-    the draft as after any change)."""
+    to compare with is queued too when there is none. ``queued``: queue_fields_ahead's, when the caller queued it
+    (before reading the text). Returns the draft's run, or None (run_if_changed then runs the draft as after any
+    change)."""
     base, config = draft.manifests, draft.config
-    ahead = []
+    limit = settings.EDIT_RUN_AHEAD_MIN_BYTES
+    large = limit is not None and 0 <= limit <= len(base)
+    ahead = list(queued) if queued is not None else queue_fields_ahead(draft, edit, user)
 
     def changed(docs):
-        limit = settings.EDIT_RUN_AHEAD_MIN_BYTES
-        if limit is not None and 0 <= limit <= len(base):
-            ahead.extend(_queue_ahead(draft, base, config, docs, user))
+        if ahead:  # (for a worker that could not set the edit's fields)
+            engine.hand_over_documents(ahead[0].params["ahead"], docs)
+        elif large:
+            ahead.extend(_queue_ahead(draft, texts.key_of(base), config, user, docs=docs))
         return bool(ahead)
 
     try:
@@ -129,13 +150,18 @@ def apply_running_ahead(draft, edit, user):
     return run
 
 
-def _queue_ahead(draft, base, config, docs, user):
-    """[the draft's run queued ahead of its text], or [] when the documents could not be handed over or the
-    queue is unavailable (the run is then queued, or refused, as after any change)."""
+def _queue_ahead(draft, base_key, config, user, docs=None, spread=None):
+    """[the draft's run queued ahead of its text], or [] when the documents (or the spread constraint's fields:
+    edits.spread_fields') could not be handed over or the queue is unavailable (the run is then queued, or refused,
+    as after any change)."""
     from .tasks import QueueUnavailable, enqueue
 
     token = secrets.token_hex(16)
-    if not engine.hand_over(token, texts.key_of(base), config, docs):
+    if spread is not None:
+        handed = engine.hand_over_edit(token, base_key, config, spread)
+    else:
+        handed = engine.hand_over(token, base_key, config, docs)
+    if not handed:
         return []
     run = runs.create_run(draft.scenario, draft.base_revision, user=user, source=Run.Source.DRAFT, config=config,
                           label="draft", ahead=token, record=False)  # (recorded once its text is written)

@@ -434,6 +434,9 @@ def simulate_scenario(scenario, seed=0, detail="failed", progress=None):
 # constraint, a gate, a taint...), the worker needs none of that: the request hands it the documents the edit
 # changed (in ENGINE_CACHE_DIR, signed), the worker puts their directives into the scenario it loaded for the
 # draft's previous text (scheduler_core.directive_changes) and simulates while the request writes the text.
+# A change of a spread constraint's fields needs not even the documents: the request hands over the edit itself
+# before it reads any (hand_over_edit), and the worker sets the fields in the pods and templates the edit names
+# (scheduler_core.with_spread_fields); the documents follow, for a worker whose scenario that could not be made in.
 AHEAD_SUFFIX = "edit"
 AHEAD_MAX_FILES = 8
 # The latest large scenario a worker simulated, kept in its memory for the next edit (texts up to this size).
@@ -474,27 +477,119 @@ def hand_over(token, base_key, config, docs):
     return path.exists()
 
 
+def hand_over_edit(token, base_key, config, spread):
+    """hand_over of a spread constraint's change (manifests.edits.spread_fields'), before the edit has read a document;
+    the request hands over the documents the edit changed under the same token once it has made them
+    (hand_over_documents)."""
+    path = _ahead_path(token)
+    if path is None:
+        return False
+    _write_disk(path, (base_key, config, {"spread": spread}), pattern=f"*.{AHEAD_SUFFIX}", keep=AHEAD_MAX_FILES)
+    return path.exists()
+
+
+def hand_over_documents(token, docs):
+    """The documents an edit handed over by hand_over_edit changed (for a worker that could not set the fields)."""
+    path = _documents_path(token)
+    if path is not None:
+        with without_cycle_collection():
+            _write_disk(path, list(docs), pattern=f"*.{AHEAD_SUFFIX}", keep=AHEAD_MAX_FILES)
+
+
+def _documents_path(token):
+    return _ahead_path(f"{token}|documents")
+
+
 def drop_handed(token):
     """Forget what hand_over kept under ``token`` (a quick edit of 150,000 pods may hand over tens of MB)."""
-    path = _ahead_path(token)
-    if path is not None:
-        path.unlink(missing_ok=True)
+    for path in (_ahead_path(token), _documents_path(token)):
+        if path is not None:
+            path.unlink(missing_ok=True)
 
 
-def scenario_ahead(token):
+# How long a worker that could not set an edit's fields waits for its documents (the request hands them over once
+# it has made the edit, a few tenths of a second at 5,000 nodes) before it waits for the text instead.
+AHEAD_DOCUMENTS_WAIT = 10.0
+
+
+def scenario_ahead(token, wanted=lambda: True):
     """The scenario of a quick edit's new text, made from the scenario of the text it edited (kept in this
-    process, else in the disk cache, else loaded from the stored text) and the documents it changed
-    (hand_over's, read once: a run delivered again is simulated from its text); None when the edit changed more
-    than scheduling directives, or the documents are gone."""
+    process, else in the disk cache, else loaded from the stored text) and what the request handed over, read
+    once (a run delivered again is simulated from its text): the spread constraint fields it set, put into the pods
+    and templates it names, else the documents it changed; None when the edit changed more than scheduling
+    directives, or what was handed over is gone. ``wanted()``: false once the run is deleted (the edit failed: no
+    documents will come)."""
     path = _ahead_path(token)
     with without_cycle_collection():  # (thousands of documents read back, then decoded: no cycles)
         found = _read_disk(path) if path is not None else None
-        drop_handed(token)
+        if path is not None:
+            path.unlink(missing_ok=True)
         if not (isinstance(found, tuple) and len(found) == 3):
+            drop_handed(token)
             return None
         base_key, config, docs = found
         base = _base_scenario(base_key, config)
-        return None if base is None else scheduler_core.with_changed_documents(base, docs)
+        if base is None:
+            drop_handed(token)
+            return None
+        if isinstance(docs, dict):
+            made = _with_spread(base, docs.get("spread"))
+            if made is not None:  # (the documents the request hands over meanwhile are dropped once the text is written)
+                log.info("engine: the edit's spread constraint fields set in the scenario of the text it edits")
+                return made
+            docs = _await_documents(token, wanted)
+            if docs is None:
+                return None
+        made = scheduler_core.with_changed_documents(base, docs)
+        if made is not None:
+            log.info("engine: the %d documents the edit changed put into the scenario of the text it edits", len(docs))
+        return made
+
+
+def _with_spread(scenario, spread):
+    """scheduler_core.with_spread_fields for an edit's (workload, index, fields), its pods and workloads found in the
+    scenario as the edit finds them in the documents; None where it cannot tell them there."""
+    from .manifests.edits import scenario_targets
+
+    if not (isinstance(spread, tuple) and len(spread) == 3):
+        return None
+    workload, index, fields = spread
+    found = scenario_targets(workload, scenario.pods, scenario.workloads)
+    if found is None or not _as_the_edit_keeps(scenario, *found, index, fields):
+        return None
+    return scheduler_core.with_spread_fields(scenario, found[0], found[1], index, fields)
+
+
+def _as_the_edit_keeps(scenario, pods, workloads, index, fields):
+    """Whether setting every one of ``fields`` in every pod and template named gives what the edit gives. A constraint
+    form sends every field, and the edit keeps those that differ from the constraint in the first object it changes
+    (views_edit.only_changed_fields); so a field is set, or left as each object has it, by that object alone. The
+    same either way only when the objects named agree on it."""
+    wanted, named = set(pods), set(workloads)
+    held = {id(p.topology_spread_constraints): p.topology_spread_constraints for p in scenario.pods if p.key in wanted}
+    held.update((id(w.template.topology_spread_constraints), w.template.topology_spread_constraints)
+                for w in scenario.workloads if (w.kind, w.namespace, w.name) in named and w.template is not None)
+    if not held or any(index >= len(cs) for cs in held.values()):
+        return False
+    return all(len({getattr(cs[index], name) for cs in held.values()}) == 1 for name in fields)
+
+
+def _await_documents(token, wanted):
+    """The documents handed over under ``token`` by hand_over_documents (read once), once they are there; None after
+    AHEAD_DOCUMENTS_WAIT or once ``wanted()`` is false."""
+    path = _documents_path(token)
+    if path is None:
+        return None
+    deadline = time.monotonic() + AHEAD_DOCUMENTS_WAIT
+    pause = 0.01
+    while not path.exists():
+        if time.monotonic() > deadline or not wanted():
+            return None
+        time.sleep(pause)
+        pause = min(0.05, pause * 1.5)
+    docs = _read_disk(path)
+    path.unlink(missing_ok=True)
+    return docs if isinstance(docs, list) else None
 
 
 def _base_scenario(base_key, config):

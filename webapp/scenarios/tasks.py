@@ -303,19 +303,22 @@ def compute_ahead(run, simulated=lambda: None):
     tell_progress(run.pk, {"step": "loading"})
     started = time.perf_counter()
     try:
-        scenario = engine.scenario_ahead(run.params["ahead"])
+        scenario = engine.scenario_ahead(run.params["ahead"], wanted=lambda: Run.objects.filter(pk=run.pk).exists())
     except Exception:
         log.exception("run %s: the edit's scenario could not be made ahead of its text", run.pk)
         scenario = None
     log.info("run %s: %s in %.0f ms", run.pk, "the edit's scenario made ahead of its text" if scenario is not None
              else "the edit changed more than directives: its text is loaded", (time.perf_counter() - started) * 1000)
+    token = run.params["ahead"]
     if scenario is None:
         run = _await_text(run)
+        engine.drop_handed(token)
         return None if run is None else (run, compute(run) if run.manifests_written else _text_lost())
     outcome = _simulated(run, lambda **options: engine.simulate_scenario(scenario, **options))
     simulated()
     done = time.perf_counter()
     run = _await_text(run)
+    engine.drop_handed(token)  # (the documents handed over for a worker that could not set an edit's fields)
     if run is None:
         return None
     log.info("run %s: its text was written %.0f ms after it was simulated", run.pk, (time.perf_counter() - done) * 1000)

@@ -316,6 +316,58 @@ def set_spread(objects, workload, index=0, maxSkew=None, minDomains=None, whenUn
     return objects
 
 
+def spread_fields(edit):
+    """A set_spread edit that changes fields of an existing constraint, as the engine can put it into a loaded scenario
+    without the documents (engine.scenario_ahead): (workload, index, {field: value} under the engine's names, None
+    unsetting minDomains), each value as set_spread writes it; None for any other edit, or one set_spread refuses
+    (it says why when it is applied)."""
+    if not isinstance(edit, dict) or edit.get("op") != "set_spread" or \
+            set(edit) - {"op", "workload", "index", "maxSkew", "minDomains", "whenUnsatisfiable", "topologyKey"}:
+        return None
+    workload = edit.get("workload")
+    try:
+        index = _int(edit.get("index", 0), "index", workload, 0)
+        fields = {}
+        if edit.get("maxSkew") not in (None, ""):
+            fields["max_skew"] = _int(edit["maxSkew"], "maxSkew", workload)
+        if edit.get("minDomains") not in (None, ""):
+            unset = str(edit["minDomains"]).lower() in ("none", "unset", "-")
+            fields["min_domains"] = None if unset else _int(edit["minDomains"], "minDomains", workload)
+        if edit.get("whenUnsatisfiable") not in (None, ""):
+            fields["when_unsatisfiable"] = edit["whenUnsatisfiable"]
+        if edit.get("topologyKey") not in (None, ""):
+            fields["topology_key"] = _qualified_name(edit["topologyKey"], "topologyKey", str(workload))
+    except EditError:
+        return None
+    return (workload, index, fields) if fields and isinstance(workload, str) else None
+
+
+def scenario_targets(workload, pods, workloads):
+    """workload_targets over a loaded scenario's pods and workloads (the engine's objects: their labels, namespace,
+    name, ownerReferences, kind and template): (pod keys, workload (kind, namespace, name)), or None where the
+    documents could hold more targets than the scenario shows (a Deployment or another kind it does not keep)."""
+    workload = str(workload or "").strip()
+    if not workload:
+        return None
+    if "=" in workload and "/" not in workload.split("=", 1)[0]:
+        key, value = workload.split("=", 1)
+        keys = [p.key for p in pods if p.labels.get(key) == value]
+        refs = [(w.kind, w.namespace, w.name) for w in workloads
+                if w.template is not None and w.template.labels.get(key) == value]
+        return (keys, refs) if keys or refs else None
+    kind, ns, name = split_ref(workload, default_kind="ReplicaSet")
+    if kind == "Pod":
+        found = [p.key for p in pods if p.name == name and p.namespace == ns]
+        return (found[:1], []) if found else None
+    if kind not in WORKLOAD_KINDS or kind == "Deployment":
+        return None
+    if not any((w.kind, w.namespace, w.name) == (kind, ns, name) for w in workloads):
+        return None
+    keys = [p.key for p in pods if p.namespace == ns and
+            any(r.kind == kind and r.name == name for r in p.owner_references)]
+    return keys, [(kind, ns, name)]
+
+
 def remove_spread(objects, workload, index=0):
     """Remove topologySpreadConstraints[index] of a workload's template and pods (or of one pod)."""
     index = _int(index, "index", workload, 0)
