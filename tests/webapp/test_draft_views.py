@@ -1,3 +1,5 @@
+import html
+import re
 from datetime import timedelta
 from unittest import mock
 
@@ -128,6 +130,25 @@ class DraftViewsTestCase(BaseTestCase):
         self.assertNotContains(r, "hx-trigger")
         self.assertContains(r, "newly pending")
 
+    def test_the_runs_panels_poll_gets_no_content_until_what_it_shows_changes(self):
+        self.client.post(self.base + "edit/", {"op": "cordon", "node": "node-a"})
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
+            with self.captureOnCommitCallbacks(execute=True):
+                self.client.post(self.base + "run/")
+        hx = {"HX-Request": "true"}
+        poll = re.search(r'hx-get="([^"]+/draft/runs/\?seen=[^"]+)"', self.client.get(self.base).content.decode())[1]
+        poll = html.unescape(poll)
+        self.assertEqual((self.client.get(poll, headers=hx).status_code, self.client.get(poll, headers=hx).content),
+                         (204, b""))  # (both runs queued, as the page showed them)
+        draft_run = Run.objects.filter(label="draft").latest("id")
+        tasks.execute_run(draft_run.pk)
+        r = self.client.get(poll, headers=hx)
+        self.assertContains(r, f'<p class="counts" data-run="{draft_run.pk}">')  # (the draft's run finished)
+        again = html.unescape(re.search(r'hx-get="([^"]+)"', r.content.decode())[1])
+        self.assertEqual(self.client.get(again, headers=hx).status_code, 204)
+        Run.objects.update(created_at=timezone.now() - timedelta(seconds=11))
+        self.assertContains(self.client.get(again, headers=hx), 'hx-trigger="every 1s"')  # (its pace changed)
+
     def test_the_runs_panel_reads_neither_the_drafts_text_nor_what_is_kept_about_it(self):
         """The panel is asked for every 250 ms while a run is unfinished: it shows the runs, not the editor's
         verdict, outline or history (a 5,000-node draft's outline is read from the database each time)."""
@@ -215,7 +236,7 @@ class DraftQuickEditsTestCase(BaseTestCase):
         self.assertContains(r, "Applied: Cordoned node-a.")
         self.assertEqual(Run.objects.filter(label="draft").count(), 1)
         self.assertRegex(r.content.decode(), r'<section id="draft-runs"[^>]* hx-swap-oob="true"\s+'
-                                             r'hx-get="[^"]+/draft/runs/" hx-trigger="every 250ms"')
+                                             r'hx-get="[^"]+/draft/runs/\?seen=[^"]+" hx-trigger="every 250ms"')
 
     def test_it_removes_a_spread_constraint(self):
         r = self.edit(op="remove_spread", workload="app=web", index="0")

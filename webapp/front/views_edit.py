@@ -2,6 +2,7 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -9,6 +10,7 @@ from webapp.scenarios import compare, drafts, engine, results_cache, services
 from webapp.scenarios.manifests import edits, limits
 from webapp.scenarios.models import Membership
 
+from .templatetags.polling import poll_every
 from .views import get_scenario
 
 Role = Membership.Role
@@ -43,8 +45,17 @@ def runs_context(scenario, draft):
     return {
         "changes": changes, "changes_total": total, "scenario": scenario, "draft": draft,
         "draft_run": mine, "saved_run": saved, "diff": diff, "skews": skews,
-        "draft_counts": _counts(mine), "saved_counts": _counts(saved),
+        "draft_counts": _counts(mine), "saved_counts": _counts(saved), "panel_state": panel_state(mine, saved),
     }
+
+
+def panel_state(*runs):
+    """What the runs panel shows of its runs, as a token the panel's poll sends back (``seen``): the panel asks for
+    itself every quarter second while a run is simulating, and until the token changes it is answered with no content
+    (htmx leaves the panel as it is) rather than rendered again; each render took a tenth of a second of the core the
+    worker's simulation shares. The poll's own pace is part of it (it slows down once the run is no longer young)."""
+    shown = [f"{r.pk}.{r.status}.{int(r.counts_stored)}.{bool(r.error):d}" if r is not None else "-" for r in runs]
+    return "_".join(shown + [poll_every(*runs)])
 
 
 # the pods the editor lists of what the draft's run changed (the compare page lists them all): a quick edit of a
@@ -264,6 +275,9 @@ def draft_runs(request, pk):
     draft = drafts.find(scenario, request.user)
     if draft is None:
         return redirect("scenario-detail", pk=scenario.pk)
+    seen = request.GET.get("seen")
+    if seen and seen == panel_state(*drafts.latest_runs(draft)):
+        return HttpResponse(status=204)  # (nothing the panel shows has changed: it stays, and asks again)
     return render(request, "front/draft.html#draft-runs", runs_context(scenario, draft))
 
 
