@@ -151,13 +151,15 @@ class DraftViewsTestCase(BaseTestCase):
 
     def test_the_runs_panel_reads_neither_the_drafts_text_nor_what_is_kept_about_it(self):
         """The panel is asked for every 250 ms while a run is unfinished: it shows the runs, not the editor's
-        verdict, outline or history (a 5,000-node draft's outline is read from the database each time)."""
+        verdict, outline or history (a 5,000-node draft's outline is read from the database each time), nor the
+        base revision's summary."""
         self.client.get(self.base)
         with CaptureQueriesContext(connection) as queries:
             r = self.client.get(self.base + "runs/", headers={"HX-Request": "true"})
         self.assertContains(r, 'id="draft-runs"')
         read = [q["sql"] for q in queries.captured_queries
-                if '"scenarios_draft"."manifests"' in q["sql"] or "scenarios_textfact" in q["sql"]]
+                if '"scenarios_draft"."manifests"' in q["sql"] or "scenarios_textfact" in q["sql"]
+                or '"scenarios_revision"."summary"' in q["sql"]]  # (the base revision's load summary: a MB of JSON)
         self.assertEqual(read, [])
 
     def test_it_saves_the_draft_as_a_new_revision(self):
