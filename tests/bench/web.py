@@ -261,9 +261,12 @@ def _time_page_edit(client, scenario_id: int, skew: int) -> None:
     from django.conf import settings
     from django.core.signals import request_finished
 
-    from webapp.scenarios import frozen
+    from urllib.parse import urlencode
+
+    from webapp.front import views_edit
+    from webapp.scenarios import drafts, frozen
     from webapp.scenarios.manifests import documents
-    from webapp.scenarios.models import Run
+    from webapp.scenarios.models import Draft, Run
 
     hx = {"HTTP_HX_REQUEST": "true"}
     panel_url = f"/scenarios/{scenario_id}/draft/runs/"
@@ -283,7 +286,10 @@ def _time_page_edit(client, scenario_id: int, skew: int) -> None:
     def stamp(sender, **kwargs):
         written.append(time.perf_counter())
         mine = draft_runs.values_list("pk", flat=True).first()
-        ours.send((written[0], mine if mine != before else None))
+        draft = Draft.objects.filter(scenario_id=scenario_id).order_by("-updated_at").first()
+        # (the panel's URL as the response's panel names it: with what it shows, answered 204 until that changes)
+        ours.send((written[0], mine if mine != before else None,
+                   f"{panel_url}?{urlencode({'seen': views_edit.panel_state(*drafts.latest_runs(draft))})}"))
 
     receivers = (frozen._request_finished, documents._write_pending)
     for receiver in receivers:
@@ -334,6 +340,7 @@ def _poll_panel(conn, session_key: str, panel_url: str) -> None:
     interval each answer names, until the runs are finished. Sends back (when the draft run's counts were on it,
     requests made, the last one's render time, the longest before it, when the runs were finished, whether the
     comparison with the saved run was on it); times are perf_counter's, which every process shares."""
+    import html as html_module
     import re
 
     import django
@@ -348,7 +355,7 @@ def _poll_panel(conn, session_key: str, panel_url: str) -> None:
         hx = {"HTTP_HX_REQUEST": "true"}
         client.get(panel_url, **hx)  # (this process's first request imports the views and templates)
         conn.send("ready")
-        written, run_pk = conn.recv()
+        written, run_pk, url = conn.recv()
         if run_pk is None:
             conn.send("the editor's quick edit queued no draft run")
             return
@@ -358,9 +365,15 @@ def _poll_panel(conn, session_key: str, panel_url: str) -> None:
         while True:
             time.sleep(max(0.0, asked + wait - time.perf_counter()))
             t0 = time.perf_counter()
-            html = client.get(panel_url, **hx).content.decode()
+            r = client.get(url, **hx)
             asked = time.perf_counter()
             polls += 1
+            if r.status_code == 204:  # (nothing changed: the page keeps its panel, and asks again)
+                waiting = max(waiting, asked - t0)
+                continue
+            html = r.content.decode()
+            named = re.search(r'id="draft-runs"[^>]*hx-get="([^"]+)"', html)
+            url = html_module.unescape(named[1]) if named else url
             if shown is None:
                 if counted in html:
                     shown, rendered = asked, asked - t0
