@@ -17,7 +17,7 @@ from django.conf import settings
 from django.test import override_settings
 
 from tests.bench.generate import generate, to_yaml
-from webapp.scenarios import engine, runs, services, tasks, texts
+from webapp.scenarios import drafts, engine, runs, services, tasks, texts
 from webapp.scenarios.models import Draft, Membership, Run, Team
 
 from .base import BaseTestCase, make_user
@@ -127,6 +127,28 @@ class RunAheadTests(BaseTestCase):
         self.assertEqual([e.get("maxSkew") for e in draft.edits], ["2", None, "3"])
         self.assertEqual(draft.edits[0], {"op": "set_spread", "workload": "app=frontend", "index": "0", "maxSkew": "2"})
 
+    def test_a_run_queued_for_a_text_the_draft_no_longer_has_is_dropped(self):
+        """The run is queued from the draft's row before the edit reads the text; a change of the text in between (the
+        same person's other tab) means the fields were set in the scenario of a text the edit does not edit."""
+        edit = {"op": "set_spread", "workload": "app=frontend", "index": "0", "maxSkew": "2"}
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async") as sent:
+            with self.captureOnCommitCallbacks(execute=True):
+                self.client.post(self.base + "edit/", {"op": "set_spread", "workload": "app=frontend", "index": "0",
+                                                       "maxSkew": "3"}, headers={"HX-Request": "true"})
+                draft = drafts.find(self.scenario, self.editor)  # (as the view has it: its text read when asked for)
+                queued = drafts.queue_fields_ahead(draft, edit, self.editor)
+                other = Draft.objects.get(pk=draft.pk)
+                drafts.set_text(other, CLUSTER.replace("maxSkew: 5", "maxSkew: 4"))  # (the other tab)
+                drafts.apply_running_ahead(draft, edit, self.editor, queued=queued)
+            for run_id in [call.args[0][0] for call in sent.call_args_list]:
+                tasks.execute_run(run_id)
+        self.assertFalse(Run.objects.filter(pk=queued[0].pk).exists())
+        draft.refresh_from_db()
+        run = self.draft_runs()[-1]
+        self.assertEqual((run.status, run.manifests), (Run.Status.SUCCEEDED, draft.manifests))
+        self.assertIn("maxSkew: 4", draft.manifests)
+        self.assertEqual(run.result, self.result_of_text(draft.manifests).result)
+
     def test_a_constraint_added_at_the_next_index_is_put_in_from_the_documents_the_edit_changed(self):
         _, made, run, of_text = self.made_by(op="set_spread", workload="app=frontend", index="2",
                                           topologyKey="kubernetes.io/hostname")
@@ -221,6 +243,21 @@ class RunAheadOfALostTextTests(BaseTestCase):
             tasks.execute_run(run.pk)
         run.refresh_from_db()
         self.assertEqual((run.status, run.error, run.result), (Run.Status.FAILED, tasks.AHEAD_TEXT_LOST, None))
+
+    def test_a_worker_that_could_not_set_the_fields_stops_waiting_for_documents_once_the_text_is_written(self):
+        scenario = services.create_scenario(team=self.team, name="Generated", manifests=CLUSTER, author=self.owner)
+        token = "e" * 32
+        self.assertTrue(engine.hand_over_edit(token, texts.key_of(CLUSTER), "", ("app=frontend", 7, {"max_skew": 2})))
+        run = runs.create_run(scenario, scenario.head(), user=self.editor, source=Run.Source.DRAFT, label="draft",
+                              ahead=token)
+        self.assertTrue(tasks._awaits_its_text(run))
+        Run.objects.filter(pk=run.pk).update(manifests=CLUSTER)  # (the request wrote it: no documents came)
+        started = time.monotonic()
+        with mock.patch.object(engine, "AHEAD_DOCUMENTS_WAIT", 30):
+            tasks.execute_run(run.pk)
+        self.assertLess(time.monotonic() - started, 30)
+        run.refresh_from_db()
+        self.assertEqual((run.status, run.manifests), (Run.Status.SUCCEEDED, CLUSTER))
 
     def test_a_run_deleted_by_its_request_is_not_stored(self):
         run = self.queued_ahead()

@@ -119,6 +119,9 @@ def apply_running_ahead(draft, edit, user, queued=None):
     limit = settings.EDIT_RUN_AHEAD_MIN_BYTES
     large = limit is not None and 0 <= limit <= len(base)
     ahead = list(queued) if queued is not None else queue_fields_ahead(draft, edit, user)
+    if ahead and getattr(ahead[0], "ahead_base", None) != texts.key_of(base):  # (the draft changed since: edited in another tab)
+        _drop(ahead)
+        ahead = []
 
     def changed(docs):
         if ahead:  # (for a worker that could not set the edit's fields)
@@ -167,6 +170,7 @@ def _queue_ahead(draft, base_key, config, user, docs=None, spread=None):
         return []
     run = runs.create_run(draft.scenario, draft.base_revision, user=user, source=Run.Source.DRAFT, config=config,
                           label="draft", ahead=token, record=False)  # (recorded once its text is written)
+    run.ahead_base = base_key  # (this request's: what apply_running_ahead checks the text it edits against)
     try:
         enqueue(run.pk)
     except QueueUnavailable:

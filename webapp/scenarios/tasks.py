@@ -303,7 +303,7 @@ def compute_ahead(run, simulated=lambda: None):
     tell_progress(run.pk, {"step": "loading"})
     started = time.perf_counter()
     try:
-        scenario = engine.scenario_ahead(run.params["ahead"], wanted=lambda: Run.objects.filter(pk=run.pk).exists())
+        scenario = engine.scenario_ahead(run.params["ahead"], wanted=lambda: _awaits_its_text(run))
     except Exception:
         log.exception("run %s: the edit's scenario could not be made ahead of its text", run.pk)
         scenario = None
@@ -327,6 +327,13 @@ def compute_ahead(run, simulated=lambda: None):
     stored_key, config, _ = run.scenario_source()
     engine.keep_loaded(stored_key, config, scenario, texts.size_of(stored_key))  # (for the draft's next edit)
     return run, outcome
+
+
+def _awaits_its_text(run):
+    """Whether a run queued ahead still waits for its request to write its text (false once it is deleted, or its
+    text is written: the documents a request hands over come before that)."""
+    found = list(texts.with_stored_key(Run.objects.filter(pk=run.pk), "manifests").values_list("stored_key", flat=True))
+    return bool(found) and not found[0]
 
 
 def _text_lost():
