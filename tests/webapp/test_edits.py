@@ -557,7 +557,7 @@ def test_an_edit_finds_in_a_loaded_scenario_the_pods_and_workloads_it_finds_in_t
     written = {f"{edits.ns_of(o)}/{edits.meta(o)['name']}" for o in edits.pods(objects)}
     assert (found if found is None else (sorted(k for k in found[0] if k in written), sorted(found[1]))) == expected
     if found is not None and set(found[0]) - written:  # pods the load made from a template: left to the documents
-        assert engine._with_spread(scenario, (workload, 0, {"max_skew": 2})) is None
+        assert edits.scenario_with_fields(scenario, (workload, 0, {"max_skew": 2})) is None
 
 
 @pytest.mark.parametrize("edit, expected", [

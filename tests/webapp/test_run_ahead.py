@@ -18,6 +18,7 @@ from django.test import override_settings
 
 from tests.bench.generate import generate, to_yaml
 from webapp.scenarios import drafts, engine, runs, services, tasks, texts
+from webapp.scenarios.manifests import edits
 from webapp.scenarios.models import Draft, Membership, Run, Team
 
 from .base import BaseTestCase, make_user
@@ -160,7 +161,7 @@ class RunAheadTests(BaseTestCase):
         token = "f" * 32
         self.assertTrue(engine.hand_over_edit(token, texts.key_of(CLUSTER), "", ("app=frontend", 7, {"max_skew": 2})))
         started = time.monotonic()
-        self.assertIsNone(engine.scenario_ahead(token, wanted=lambda: False))
+        self.assertIsNone(engine.scenario_ahead(token, wanted=lambda: False, set_fields=edits.scenario_with_fields))
         self.assertLess(time.monotonic() - started, engine.AHEAD_DOCUMENTS_WAIT)
 
     def test_an_edit_of_more_than_directives_is_simulated_from_its_text(self):

@@ -110,17 +110,17 @@ def apply_running_ahead(draft, edit, user, queued=None):
     and the edit changed documents in place: the worker starts from the scenario of the text before the edit
     (engine.scenario_ahead) while this request writes, checks and stores the new text, most of a second at 5,000
     nodes. A change of a spread constraint's fields is queued before the edit reads a document (the worker sets
-    them in the loaded scenario: edits.spread_fields). The run's text is written once the draft's is; the run is deleted when the edit fails, or when its text
-    is the one the draft's previous run simulated (as run_if_changed would not queue it). A run of the base revision
-    to compare with is queued too when there is none. ``queued``: queue_fields_ahead's, when the caller queued it
-    (before reading the text). Returns the draft's run, or None (run_if_changed then runs the draft as after any
-    change)."""
+    them in the loaded scenario: edits.spread_fields). The run's text is written once the draft's is; the run is
+    deleted when the edit fails, when the draft's text changed since it was queued, or when its text is the one the
+    draft's previous run simulated (as run_if_changed would not queue it). A run of the base revision to compare with
+    is queued too when there is none. ``queued``: queue_fields_ahead's, when the caller queued it (before reading the
+    text). Returns the draft's run, or None (run_if_changed then runs the draft as after any change)."""
     base, config = draft.manifests, draft.config
     limit = settings.EDIT_RUN_AHEAD_MIN_BYTES
     large = limit is not None and 0 <= limit <= len(base)
     ahead = list(queued) if queued is not None else queue_fields_ahead(draft, edit, user)
-    if ahead and getattr(ahead[0], "ahead_base", None) != texts.key_of(base):  # (the draft changed since: edited in another tab)
-        _drop(ahead)
+    if ahead and getattr(ahead[0], "ahead_base", None) != texts.key_of(base):
+        _drop(ahead)  # (the draft's text changed since it was queued: edited in another tab)
         ahead = []
 
     def changed(docs):

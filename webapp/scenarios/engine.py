@@ -512,13 +512,14 @@ def drop_handed(token):
 AHEAD_DOCUMENTS_WAIT = 10.0
 
 
-def scenario_ahead(token, wanted=lambda: True):
+def scenario_ahead(token, wanted=lambda: True, set_fields=None):
     """The scenario of a quick edit's new text, made from the scenario of the text it edited (kept in this
     process, else in the disk cache, else loaded from the stored text) and what the request handed over, read
     once (a run delivered again is simulated from its text): the spread constraint fields it set, put into the pods
     and templates it names, else the documents it changed; None when the edit changed more than scheduling
-    directives, or what was handed over is gone. ``wanted()``: false once the run is deleted (the edit failed: no
-    documents will come)."""
+    directives, or what was handed over is gone. ``wanted()``: false once no documents will come (the run is
+    deleted, or its text written). ``set_fields(scenario, fields)``: the scenario with the fields handed over set
+    (manifests.edits.scenario_with_fields, which the caller passes: this module does not import the edits), or None."""
     path = _ahead_path(token)
     with without_cycle_collection():  # (thousands of documents read back, then decoded: no cycles)
         found = _read_disk(path) if path is not None else None
@@ -533,8 +534,8 @@ def scenario_ahead(token, wanted=lambda: True):
             drop_handed(token)
             return None
         if isinstance(docs, dict):
-            made = _with_spread(base, docs.get("spread"))
-            if made is not None:  # (the documents the request hands over meanwhile are dropped once the text is written)
+            made = set_fields(base, docs.get("spread")) if set_fields is not None else None
+            if made is not None:  # (the documents handed over meanwhile are dropped once the text is written)
                 log.info("engine: the edit's spread constraint fields set in the scenario of the text it edits")
                 return made
             docs = _await_documents(token, wanted)
@@ -546,32 +547,10 @@ def scenario_ahead(token, wanted=lambda: True):
         return made
 
 
-def _with_spread(scenario, spread):
-    """scheduler_core.with_spread_fields for an edit's (workload, index, fields), its pods and workloads found in the
-    scenario as the edit finds them in the documents; None where it cannot tell them there."""
-    from .manifests.edits import scenario_targets
-
-    if not (isinstance(spread, tuple) and len(spread) == 3):
-        return None
-    workload, index, fields = spread
-    found = scenario_targets(workload, scenario.pods, scenario.workloads)
-    if found is None or not _as_the_edit_keeps(scenario, *found, index, fields):
-        return None
-    return scheduler_core.with_spread_fields(scenario, found[0], found[1], index, fields)
-
-
-def _as_the_edit_keeps(scenario, pods, workloads, index, fields):
-    """Whether setting every one of ``fields`` in every pod and template named gives what the edit gives. A constraint
-    form sends every field, and the edit keeps those that differ from the constraint in the first object it changes
-    (views_edit.only_changed_fields); so a field is set, or left as each object has it, by that object alone. The
-    same either way only when the objects named agree on it."""
-    wanted, named = set(pods), set(workloads)
-    held = {id(p.topology_spread_constraints): p.topology_spread_constraints for p in scenario.pods if p.key in wanted}
-    held.update((id(w.template.topology_spread_constraints), w.template.topology_spread_constraints)
-                for w in scenario.workloads if (w.kind, w.namespace, w.name) in named and w.template is not None)
-    if not held or any(index >= len(cs) for cs in held.values()):
-        return False
-    return all(len({getattr(cs[index], name) for cs in held.values()}) == 1 for name in fields)
+def with_spread_fields(scenario, pods, workloads, index, fields):
+    """scheduler_core.with_spread_fields: ``scenario`` with a spread constraint's fields set in the pods and templates
+    named, as loading the text edited so gives; None where it cannot tell (manifests.edits.scenario_with_fields)."""
+    return scheduler_core.with_spread_fields(scenario, pods, workloads, index, fields)
 
 
 def _await_documents(token, wanted):

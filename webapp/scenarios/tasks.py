@@ -303,7 +303,8 @@ def compute_ahead(run, simulated=lambda: None):
     tell_progress(run.pk, {"step": "loading"})
     started = time.perf_counter()
     try:
-        scenario = engine.scenario_ahead(run.params["ahead"], wanted=lambda: _awaits_its_text(run))
+        scenario = engine.scenario_ahead(run.params["ahead"], wanted=lambda: _awaits_its_text(run),
+                                         set_fields=edits.scenario_with_fields)
     except Exception:
         log.exception("run %s: the edit's scenario could not be made ahead of its text", run.pk)
         scenario = None

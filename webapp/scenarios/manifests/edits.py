@@ -368,6 +368,33 @@ def scenario_targets(workload, pods, workloads):
     return keys, [(kind, ns, name)]
 
 
+def scenario_with_fields(scenario, spread):
+    """A loaded scenario with spread_fields' (workload, index, fields) set in the pods and templates the edit names,
+    found as scenario_targets finds them (engine.with_spread_fields); None where that could differ from the edited
+    text (the worker then reads the documents the edit changed)."""
+    if not (isinstance(spread, tuple) and len(spread) == 3):
+        return None
+    workload, index, fields = spread
+    found = scenario_targets(workload, scenario.pods, scenario.workloads)
+    if found is None or not _as_the_edit_keeps(scenario, *found, index, fields):
+        return None
+    return engine.with_spread_fields(scenario, found[0], found[1], index, fields)
+
+
+def _as_the_edit_keeps(scenario, pods, workloads, index, fields):
+    """Whether setting every one of ``fields`` in every pod and template named gives what the edit gives. A constraint
+    form sends every field, and the edit keeps those that differ from the constraint in the first object it changes
+    (views_edit.only_changed_fields); so a field is set, or left as each object has it, by that object alone. The
+    same either way only when the objects named agree on it."""
+    wanted, named = set(pods), set(workloads)
+    held = {id(p.topology_spread_constraints): p.topology_spread_constraints for p in scenario.pods if p.key in wanted}
+    held.update((id(w.template.topology_spread_constraints), w.template.topology_spread_constraints)
+                for w in scenario.workloads if (w.kind, w.namespace, w.name) in named and w.template is not None)
+    if not held or any(index >= len(cs) for cs in held.values()):
+        return False
+    return all(len({getattr(cs[index], name) for cs in held.values()}) == 1 for name in fields)
+
+
 def remove_spread(objects, workload, index=0):
     """Remove topologySpreadConstraints[index] of a workload's template and pods (or of one pod)."""
     index = _int(index, "index", workload, 0)
