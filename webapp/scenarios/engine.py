@@ -490,19 +490,19 @@ def hand_over_edit(token, base_key, config, spread):
 
 def hand_over_documents(token, docs):
     """The documents an edit handed over by hand_over_edit changed (for a worker that could not set the fields)."""
-    path = _documents_path(token)
+    path = _handed_documents_path(token)
     if path is not None:
         with without_cycle_collection():
             _write_disk(path, list(docs), pattern=f"*.{AHEAD_SUFFIX}", keep=AHEAD_MAX_FILES)
 
 
-def _documents_path(token):
+def _handed_documents_path(token):
     return _ahead_path(f"{token}|documents")
 
 
 def drop_handed(token):
     """Forget what hand_over kept under ``token`` (a quick edit of 150,000 pods may hand over tens of MB)."""
-    for path in (_ahead_path(token), _documents_path(token)):
+    for path in (_ahead_path(token), _handed_documents_path(token)):
         if path is not None:
             path.unlink(missing_ok=True)
 
@@ -556,7 +556,7 @@ def with_spread_fields(scenario, pods, workloads, index, fields):
 def _await_documents(token, wanted):
     """The documents handed over under ``token`` by hand_over_documents (read once), once they are there; None after
     AHEAD_DOCUMENTS_WAIT or once ``wanted()`` is false."""
-    path = _documents_path(token)
+    path = _handed_documents_path(token)
     if path is None:
         return None
     deadline = time.monotonic() + AHEAD_DOCUMENTS_WAIT
