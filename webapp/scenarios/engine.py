@@ -469,31 +469,28 @@ def _ahead_path(token):
 def hand_over(token, base_key, config, docs):
     """Keep for the worker the documents a quick edit changed in the text stored under ``base_key``; False when
     there is no disk cache to keep them in (the run then waits for the new text)."""
-    path = _ahead_path(token)
-    if path is None:
-        return False
-    with without_cycle_collection():
-        _write_disk(path, (base_key, config, list(docs)), pattern=f"*.{AHEAD_SUFFIX}", keep=AHEAD_MAX_FILES)
-    return path.exists()
+    return _hand(_ahead_path(token), (base_key, config, list(docs)))
 
 
 def hand_over_edit(token, base_key, config, spread):
     """hand_over of a spread constraint's change (manifests.edits.spread_fields'), before the edit has read a document;
     the request hands over the documents the edit changed under the same token once it has made them
     (hand_over_documents)."""
-    path = _ahead_path(token)
-    if path is None:
-        return False
-    _write_disk(path, (base_key, config, {"spread": spread}), pattern=f"*.{AHEAD_SUFFIX}", keep=AHEAD_MAX_FILES)
-    return path.exists()
+    return _hand(_ahead_path(token), (base_key, config, {"spread": spread}))
 
 
 def hand_over_documents(token, docs):
     """The documents an edit handed over by hand_over_edit changed (for a worker that could not set the fields)."""
-    path = _handed_documents_path(token)
-    if path is not None:
-        with without_cycle_collection():
-            _write_disk(path, list(docs), pattern=f"*.{AHEAD_SUFFIX}", keep=AHEAD_MAX_FILES)
+    _hand(_handed_documents_path(token), list(docs))
+
+
+def _hand(path, payload):
+    """Write what is handed to the worker at ``path`` (signed, in ENGINE_CACHE_DIR); whether it is there."""
+    if path is None:
+        return False
+    with without_cycle_collection():
+        _write_disk(path, payload, pattern=f"*.{AHEAD_SUFFIX}", keep=AHEAD_MAX_FILES)
+    return path.exists()
 
 
 def _handed_documents_path(token):
