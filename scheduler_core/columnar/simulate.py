@@ -12,7 +12,7 @@ import numpy as np
 
 from ..framework.cycle_state import CycleState
 from ..framework.fit_error import FitError
-from ..framework.interface import SUCCESS, Code, Status
+from ..framework.interface import SKIP, SUCCESS, Code
 from ..framework.runtime import Framework, run_pre_filter
 from ..framework.snapshot import Snapshot
 from ..framework.types import PodInfo, QueuedPodInfo, new_pod_info
@@ -309,7 +309,7 @@ class _SpreadFromColumns:
         try:
             hard = self.columnar_state.read(PRE_FILTER_STATE_KEY)
         except KeyError:
-            return None, Status(Code.Skip)
+            return None, SKIP
         s = PreFilterState([h.c for h in hard.constraints], [], [])
         for h in hard.constraints:
             values = h.column.values

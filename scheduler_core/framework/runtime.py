@@ -17,7 +17,7 @@ from ..errors import ScenarioError
 from ..k8s.types import Pod
 from ..plugins import registry as reg
 from .cycle_state import CycleState
-from .interface import (MAX_NODE_SCORE, MIN_NODE_SCORE, SUCCESS, Code, Diagnosis, NodeScore,
+from .interface import (MAX_NODE_SCORE, MIN_NODE_SCORE, SKIP, SUCCESS, Code, Diagnosis, NodeScore,
                         PostFilterResult, PreFilterResult, Status, as_status)
 from .snapshot import Snapshot
 from .static_filter import StaticFilterMemo, static_prefix_length
@@ -498,7 +498,7 @@ class Framework:
             if st.is_skip():
                 continue
             return st if st.is_success() else st.with_plugin(pl.NAME)
-        return Status(Code.Skip)
+        return SKIP
 
     # --- explanations ------------------------------------------------------------------
     def explain(self, state: CycleState, pod: Pod) -> dict:

@@ -17,7 +17,7 @@ from typing import Sequence
 import numpy as np
 
 from ...framework.cycle_state import CycleState
-from ...framework.interface import MAX_NODE_SCORE, Code, Status, new_status
+from ...framework.interface import MAX_NODE_SCORE, SKIP, Code, Status, new_status
 from ...framework.types import PodInfo
 from ...k8s.types import Pod
 from ...plugins.interpodaffinity import filtering, scoring
@@ -72,7 +72,7 @@ class InterPodAffinity(ColumnarPlugin):
         pa, paa = _terms(pod)
         if not (pa and pa.required) and not (paa and paa.required) and \
                 self.ctx.table.anti_affinity_pods == 0:
-            return None, Status(Code.Skip)
+            return None, SKIP
         return self.ref.pre_filter(state, pod, nodes)
 
     def _status(self, st: Status) -> int:
@@ -167,7 +167,7 @@ class InterPodAffinity(ColumnarPlugin):
         preferred = bool((pa and pa.preferred) or (paa and paa.preferred))
         if not preferred and (self.ref.args.ignore_preferred_terms_of_existing_pods
                               or self.ctx.table.affinity_pods == 0):
-            return Status(Code.Skip)
+            return SKIP
         return self.ref.pre_score(state, pod, _Picked(self.ctx.node_infos, idx))
 
     def _value_slots(self, tk: str, names: list[str]) -> np.ndarray:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ...config_args import LEAST_ALLOCATED, MOST_ALLOCATED
 from ...framework.cycle_state import CycleState
-from ...framework.interface import SUCCESS, Code, Status
+from ...framework.interface import SKIP, SUCCESS, Code, Status
 from ...framework.types import PodInfo, Resource
 from ...k8s.shared_memo import MISS, IdentityMemo
 from ...k8s.types import CPU, EPHEMERAL_STORAGE, MEMORY, Pod
@@ -213,7 +213,7 @@ class BalancedAllocation(ColumnarPlugin):
         found = self.ctx.template(self.name("pre_score"), (pod.requests,), lambda: self._requests.get(
             tuple(sorted(pod.requests.items())), lambda: self._pre_score_state(pod)))
         if found is None:
-            return Status(Code.Skip)
+            return SKIP
         state.write(ba.PRE_SCORE_STATE_KEY, found)
         return SUCCESS
 

@@ -31,7 +31,7 @@ _MIN, _MAX = np.minimum.reduce, np.maximum.reduce
 _ANY, _ALL = np.logical_or.reduce, np.logical_and.reduce
 
 from ...framework.cycle_state import CycleState
-from ...framework.interface import SUCCESS, Code, Status
+from ...framework.interface import SKIP, SUCCESS, Code, Status
 from ...framework.types import PodInfo
 from ...k8s.types import DO_NOT_SCHEDULE, HONOR, LABEL_HOSTNAME, SCHEDULE_ANYWAY, Pod
 from ...plugins.podtopologyspread import explain as ex
@@ -211,7 +211,7 @@ class PodTopologySpread(ColumnarPlugin):
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence):
         cons, keys, counters, self_matches = self._setup(pod, DO_NOT_SCHEDULE)
         if not cons:
-            return None, Status(Code.Skip)
+            return None, SKIP
         hard = []
         compiled = kernels.available(self.ctx.table.n)
         for c, (m, col, dc), self_match in zip(cons, counters, self_matches):
@@ -309,7 +309,7 @@ class PodTopologySpread(ColumnarPlugin):
         require_all = bool(pod.topology_spread_constraints) or not self.ref.system_defaulted
         cons, keys, counters, _ = self._setup(pod, SCHEDULE_ANYWAY, require_all)
         if not cons:
-            return Status(Code.Skip)
+            return SKIP
         if require_all and not self._everywhere(keys):
             ignored = ~self.has_all(keys)[idx]
             kept = idx[~ignored]

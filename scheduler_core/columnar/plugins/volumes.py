@@ -13,13 +13,10 @@ from typing import Sequence
 import numpy as np
 
 from ...framework.cycle_state import CycleState
-from ...framework.interface import Code, Status
+from ...framework.interface import SKIP, Status
 from ...k8s.types import Pod
 from ...plugins.volumerestrictions.volume_restrictions import needs_restrictions_check
 from . import ColumnarPlugin
-
-
-_SKIP = Status(Code.Skip)
 
 
 def uses_volumes(pods: Sequence[Pod]) -> bool:
@@ -38,7 +35,7 @@ class VolumePlugin(ColumnarPlugin):
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence):
         """The reference PreFilter; a pod without volumes is a Skip at once (as there)."""
         if not pod.volumes:
-            return None, _SKIP
+            return None, SKIP
         return self.ref.pre_filter(state, pod, nodes)
 
     def pre_score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> Status:

@@ -12,7 +12,7 @@ from typing import Mapping, Sequence
 
 from ...config_args import InterPodAffinityArgs
 from ...framework.cycle_state import CycleState
-from ...framework.interface import (SUCCESS, Code, NodeScore, Plugin, PreFilterResult,
+from ...framework.interface import (SKIP, SUCCESS, Code, NodeScore, Plugin, PreFilterResult,
                                     Status, new_status)
 from ...framework.types import (AffinityTerm, NodeInfo, PodInfo, new_pod_info,
                                 pod_info_parse_error)
@@ -122,7 +122,7 @@ class InterPodAffinity(Plugin):
             s.existing_anti_affinity_counts = filtering.get_existing_anti_affinity_counts(
                 pod, s.namespace_labels, snapshot.have_pods_with_required_anti_affinity_list())
         if not filtering.needs_filtering(s):
-            return None, Status(Code.Skip)
+            return None, SKIP
         if self.counts is not None and len(nodes) == len(snapshot.list()):  # (all of them)
             affinity, anti = self.counts.incoming_summed(pi)
             s.set_summed(affinity=affinity, anti=anti)
@@ -169,7 +169,7 @@ class InterPodAffinity(Plugin):
         pi = new_pod_info(pod)
         has_constraints = bool(pi.preferred_affinity_terms or pi.preferred_anti_affinity_terms)
         if self.args.ignore_preferred_terms_of_existing_pods and not has_constraints:
-            return Status(Code.Skip)
+            return SKIP
         err = pod_info_parse_error(pod)
         if err:  # scoring.go: "Ideally we never reach here" (PreFilter caught it)
             return Status(Code.Error, (f"failed to parse pod: {err}",))
@@ -187,7 +187,7 @@ class InterPodAffinity(Plugin):
             contributed = scoring.build_topology_score(s, all_nodes, has_constraints,
                                                        self.args.hard_pod_affinity_weight)
         if not contributed:
-            return Status(Code.Skip)
+            return SKIP
         state.write(PRE_SCORE_STATE_KEY, s)
         return SUCCESS
 

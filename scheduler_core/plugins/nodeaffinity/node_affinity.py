@@ -11,7 +11,7 @@ from typing import Sequence
 
 from ...config_args import NodeAffinityArgs
 from ...framework.cycle_state import CycleState
-from ...framework.interface import (MAX_NODE_SCORE, SUCCESS, Code, NodeScore, Plugin,
+from ...framework.interface import (MAX_NODE_SCORE, SKIP, SUCCESS, Code, NodeScore, Plugin,
                                     PreFilterResult, Status, new_status)
 from ...framework.types import NodeInfo
 from ...k8s.nodeaffinity import (OBJECT_NAME_FIELD, LazyErrorNodeSelector,
@@ -102,7 +102,7 @@ class NodeAffinity(Plugin):
         (matchFields metadata.name In), narrow the cycle to those nodes."""
         required = _required_terms(pod)
         if required is None and self.added_node_selector is None and not pod.node_selector:
-            return None, Status(Code.Skip)
+            return None, SKIP
         state.write(PRE_FILTER_STATE_KEY, _PreFilterState(RequiredNodeAffinity.from_pod(pod)))
         if required is None or not required.node_selector_terms:
             return None, SUCCESS
@@ -136,7 +136,7 @@ class NodeAffinity(Plugin):
         except NodeSelectorParseError as e:
             return new_status(Code.Error, str(e))
         if pref is None and self.added_pref_sched_terms is None:
-            return Status(Code.Skip)
+            return SKIP
         state.write(PRE_SCORE_STATE_KEY, _PreScoreState(pref))
         return SUCCESS
 

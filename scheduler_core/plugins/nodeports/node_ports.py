@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ...framework.cycle_state import CycleState
-from ...framework.interface import SUCCESS, Code, PreFilterResult, Plugin, Status, new_status
+from ...framework.interface import SKIP, SUCCESS, Code, PreFilterResult, Plugin, Status, new_status
 from ...framework.types import NodeInfo
 from ...k8s.types import ContainerPort, Pod
 from ..names import NODE_PORTS
@@ -57,7 +57,7 @@ class NodePorts(Plugin):
         """PreFilter: record the host ports; Skip when the pod asks for none."""
         ports = get_host_ports(pod)
         if not ports:
-            return None, Status(Code.Skip)
+            return None, SKIP
         state.write(PRE_FILTER_STATE_KEY, _PreFilterState(ports))
         return None, SUCCESS
 

@@ -13,7 +13,7 @@ from typing import Sequence
 
 from ...config_args import NodeResourcesBalancedAllocationArgs
 from ...framework.cycle_state import CycleState
-from ...framework.interface import MAX_NODE_SCORE, SUCCESS, Code, Plugin, Status
+from ...framework.interface import MAX_NODE_SCORE, SKIP, SUCCESS, Plugin, Status
 from ...framework.types import NodeInfo
 from ...k8s.types import Pod
 from ..names import NODE_RESOURCES_BALANCED_ALLOCATION
@@ -65,7 +65,7 @@ class BalancedAllocation(Plugin):
         """PreScore: the pod's requests; Skip for a pod requesting none of the resources."""
         reqs = self.scorer.calculate_pod_resource_request_list(pod)
         if self.scorer.is_best_effort_pod(reqs):
-            return Status(Code.Skip)
+            return SKIP
         state.write(PRE_SCORE_STATE_KEY, _PreScoreState(reqs))
         return SUCCESS
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ...framework.cycle_state import CycleState
-from ...framework.interface import SUCCESS, Code, Plugin, PreFilterResult, Status
+from ...framework.interface import SKIP, SUCCESS, Code, Plugin, PreFilterResult, Status
 from ...framework.types import NodeInfo
 from ...k8s.types import Pod
 from ..names import NODE_VOLUME_LIMITS
@@ -38,7 +38,7 @@ class CSILimits(Plugin):
         """PreFilter: Skip unless the pod has a claim-backed volume."""
         if any(v.has_claim for v in pod.volumes):
             return None, SUCCESS
-        return None, Status(Code.Skip)
+        return None, SKIP
 
     def pre_filter_extensions(self) -> None:
         return None

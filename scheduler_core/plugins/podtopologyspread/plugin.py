@@ -11,7 +11,7 @@ from typing import Sequence
 
 from ...config_args import SYSTEM_DEFAULT_CONSTRAINTS, SYSTEM_DEFAULTING, PodTopologySpreadArgs
 from ...framework.cycle_state import CycleState
-from ...framework.interface import (SUCCESS, Code, NodeScore, Plugin, PreFilterResult, Status,
+from ...framework.interface import (SKIP, SUCCESS, Code, NodeScore, Plugin, PreFilterResult, Status,
                                     as_status)
 from ...framework.types import NodeInfo, PodInfo
 from ...k8s.types import DO_NOT_SCHEDULE, SCHEDULE_ANYWAY, Pod
@@ -74,7 +74,7 @@ class PodTopologySpread(Plugin):
         except Exception as e:  # a bug, reported the way AsStatus does
             return None, as_status(e)
         if not s.constraints:
-            return None, Status(Code.Skip)
+            return None, SKIP
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, SUCCESS
 
@@ -146,10 +146,10 @@ class PodTopologySpread(Plugin):
         """PreScore: count matching pods over all nodes for the filtered nodes' domains."""
         all_nodes = self.handle.snapshot_shared_lister().list()
         if not all_nodes:
-            return Status(Code.Skip)
+            return SKIP
         s = PreScoreState(self.get_constraints(pod, SCHEDULE_ANYWAY))
         if not s.constraints:
-            return Status(Code.Skip)
+            return SKIP
         # Only non-system-default spreading requires every topology key on a node, so
         # nodes without a zone label still get hostname spreading.
         require_all = bool(pod.topology_spread_constraints) or not self.system_defaulted

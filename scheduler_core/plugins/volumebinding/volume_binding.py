@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from ...framework.cycle_state import CycleState
-from ...framework.interface import SUCCESS, Code, Plugin, PreFilterResult, Status
+from ...framework.interface import SKIP, SUCCESS, Code, Plugin, PreFilterResult, Status
 from ...framework.types import NodeInfo
 from ...k8s import storage as st
 from ...k8s.types import Pod
@@ -80,14 +80,14 @@ class VolumeBinding(Plugin):
         """PreFilter: Skip without claims; unbound Immediate claims are unresolvable."""
         if not pod.volumes:
             state.write(STATE_KEY, StateData())
-            return None, Status(Code.Skip)
+            return None, SKIP
         cache = volume_cache(self.handle)
         has, st_ = pod_has_pvcs(cache, pod)
         if not st_.is_success():
             return None, st_
         if not has:
             state.write(STATE_KEY, StateData())
-            return None, Status(Code.Skip)
+            return None, SKIP
         try:
             claims = binder.get_pod_volume_claims(cache, pod)
         except binder.BinderError as err:
@@ -145,7 +145,7 @@ class VolumeBinding(Plugin):
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
         """PreScore: Skip (no scorer without the StorageCapacityScoring feature)."""
-        return Status(Code.Skip)
+        return SKIP
 
     def score(self, state: CycleState, pod: Pod, node_info: NodeInfo) -> tuple[int, Status]:
         return 0, SUCCESS

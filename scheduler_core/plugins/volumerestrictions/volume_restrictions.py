@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ...framework.cycle_state import CycleState
-from ...framework.interface import SUCCESS, Code, Plugin, PreFilterResult, Status
+from ...framework.interface import SKIP, SUCCESS, Code, Plugin, PreFilterResult, Status
 from ...framework.types import NodeInfo, PodInfo
 from ...k8s import storage as st
 from ...k8s.types import Pod
@@ -92,7 +92,7 @@ class VolumeRestrictions(Plugin):
         """PreFilter: Skip unless a volume needs the disk check or a ReadWriteOncePod
         claim is used by another pod; a missing claim is unresolvable."""
         if not pod.volumes:
-            return None, Status(Code.Skip)
+            return None, SKIP
         needs_check = any(needs_restrictions_check(v) for v in pod.volumes)
         cache = self.handle.volume_cache()
         rwop = set()
@@ -108,7 +108,7 @@ class VolumeRestrictions(Plugin):
         used = _used_claims(nodes) if rwop else set()
         s = PreFilterState(frozenset(rwop), sum(1 for key in rwop if key in used))
         if not needs_check and s.conflicting_pvc_ref_count == 0:
-            return None, Status(Code.Skip)
+            return None, SKIP
         state.write(PRE_FILTER_STATE_KEY, s)
         return None, SUCCESS
 

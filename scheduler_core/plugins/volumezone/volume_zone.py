@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ...framework.cycle_state import CycleState
-from ...framework.interface import SUCCESS, Code, Plugin, PreFilterResult, Status
+from ...framework.interface import SKIP, SUCCESS, Code, Plugin, PreFilterResult, Status
 from ...framework.types import NodeInfo
 from ...k8s import storage as st
 from ...k8s.types import Pod
@@ -108,12 +108,12 @@ class VolumeZone(Plugin):
                    ) -> tuple[PreFilterResult | None, Status]:
         """PreFilter: Skip unless a bound volume carries zone or region labels."""
         if not pod.volumes:
-            return None, Status(Code.Skip)
+            return None, SKIP
         topologies, status = self.get_pv_by_pod(pod)
         if not status.is_success():
             return None, status
         if not topologies:
-            return None, Status(Code.Skip)
+            return None, SKIP
         state.write(PRE_FILTER_STATE_KEY, _State(tuple(topologies)))
         return None, SUCCESS
 
