@@ -166,8 +166,10 @@ class Simulation:
         fwk = self.frameworks[pod.scheduler_name]
         qpi.pod_info = new_pod_info(pod)
         state, record = CycleState(), self._new_record()
-        cyc = {"cycle": self.cycle, "pod": pod.key, "attempt": qpi.attempts}
-        self.results.setdefault(pod.key, {"pod": pod.key})
+        key = pod.key
+        cyc = {"cycle": self.cycle, "pod": key, "attempt": qpi.attempts}
+        if key not in self.results:
+            self.results[key] = {"pod": key}
         try:
             result = self._schedule_pod(fwk, state, pod, record)
         except FitError as fe:
@@ -180,7 +182,7 @@ class Simulation:
         cyc.update(trace.cycle_json(record.nominated_node_tried, record.nominated_node_fit,
                                     record.nodes_evaluated))
         if self._explains(pod, cyc, state):
-            self.explanations[pod.key] = self._explain(fwk, state, pod, record, cyc)
+            self.explanations[key] = self._explain(fwk, state, pod, record, cyc)
         self.cycles.append(cyc)
         self._apply_evictions()
         changed = self.step_counts.take()
@@ -194,10 +196,7 @@ class Simulation:
         (an explanation is always of the pod's latest cycle)."""
         if not self.detail:
             return False
-        try:
-            attempt = state.read(PREEMPTION_KEY)
-        except KeyError:
-            attempt = None
+        attempt = state.get(PREEMPTION_KEY)
         if attempt is not None:
             # (a trace is not changed after its cycle: only a pod's latest is written out)
             self.preemptions[pod.key] = (self.cycle, attempt)
@@ -277,10 +276,10 @@ class Simulation:
         self._bound(host, pi)
         self.step_counts.moved(host, +1)
         self.nominator.delete(pod)
-        del self.pending[pod.key]
-        self.results[pod.key] = {"pod": pod.key, "outcome": SCHEDULED, "node": host}
-        self._event("Normal", "Scheduled", pod,
-                    f"Successfully assigned {pod.key} to {host}", host)
+        key = pod.key
+        del self.pending[key]
+        self.results[key] = {"pod": key, "outcome": SCHEDULED, "node": host}
+        self._event("Normal", "Scheduled", pod, f"Successfully assigned {key} to {host}", host)
         cyc.update(result=SCHEDULED, node=host, message=None)
         self.queue.move_after_assigned_pod_add(bound)
 

@@ -43,26 +43,37 @@ class StepCounts:
 
     def __init__(self, node_infos: Mapping[str, NodeInfo], keys: list[str]) -> None:
         self.keys = keys
-        self.domains_of = {name: [(k, ni.node.labels[k]) for k in keys if k in ni.node.labels]
-                           for name, ni in node_infos.items()}
+        domains_of = {name: [(k, ni.node.labels[k]) for k in keys if k in ni.node.labels]
+                      for name, ni in node_infos.items()}
         self.counts: dict[str, dict[str, int]] = {k: {} for k in keys}
         for name, ni in node_infos.items():
-            for key, value in self.domains_of[name]:
+            for key, value in domains_of[name]:
                 self.counts[key][value] = self.counts[key].get(value, 0) + len(ni.pods)
         self.initial = {k: dict(sorted(d.items())) for k, d in self.counts.items()}
-        self._changed: dict[str, set[str]] = {}
+        # per node, its domains in key order with the dict counting each: what moved updates
+        self._counted = {name: [(key, value, self.counts[key]) for key, value in
+                                sorted(domains)] for name, domains in domains_of.items()}
+        self._moved: list[str] = []  # the nodes moved since the last take, in order
 
     def moved(self, node: str, delta: int) -> None:
         """A pod was bound to (+1) or evicted from (-1) node."""
-        for key, value in self.domains_of.get(node, ()):
-            self.counts[key][value] += delta
-            self._changed.setdefault(key, set()).add(value)
+        counted = self._counted.get(node)
+        if counted:
+            for _, value, counts in counted:
+                counts[value] += delta
+            self._moved.append(node)
 
     def take(self) -> dict[str, dict[str, int]] | None:
         """The counts of the domains changed since the last call, or None."""
-        if not self._changed:
+        moved = self._moved
+        if not moved:
             return None
-        out = {key: {v: self.counts[key][v] for v in sorted(values)}
-               for key, values in sorted(self._changed.items())}
-        self._changed = {}
-        return out
+        self._moved = []
+        if len(moved) == 1:  # (a bind: the node's domains, one per key, keys in order)
+            return {key: {value: counts[value]} for key, value, counts in self._counted[moved[0]]}
+        changed: dict[str, set[str]] = {}
+        for node in moved:
+            for key, value, _ in self._counted[node]:
+                changed.setdefault(key, set()).add(value)
+        return {key: {v: self.counts[key][v] for v in sorted(values)}
+                for key, values in sorted(changed.items())}

@@ -24,6 +24,11 @@ class CycleState:
         """Return the value stored under key; KeyError when absent (upstream ErrNotFound)."""
         return self._data[key]
 
+    def get(self, key: str) -> Any:
+        """The value stored under key, None when absent (no KeyError to raise and catch where
+        absent is the usual answer)."""
+        return self._data.get(key)
+
     def write(self, key: str, value: Any) -> None:
         self._data[key] = value
 
