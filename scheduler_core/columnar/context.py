@@ -68,7 +68,8 @@ class Context:
         objects only compute again; the callers' own caches then match them by value."""
         n = len(parts)
         key = (name, id(parts[0])) if n == 1 else (name, id(parts[0]), id(parts[1])) if n == 2 \
-            else (name,) + tuple(map(id, parts))
+            else (name, id(parts[0]), id(parts[1]), id(parts[2])) if n == 3 \
+            else (name, *map(id, parts))
         hit = self._templates.get(key)
         if hit is not None:
             return hit[1]

@@ -529,8 +529,13 @@ def run_pre_filter(plugins: Sequence, state: CycleState, pod: Pod, nodes: Sequen
     returned = SUCCESS
     try:
         for pl in plugins:
-            r, s = _call_pair(pl.pre_filter, state, pod, nodes)
-            if s.is_skip():
+            try:  # (_call_pair, written out: a cycle runs a dozen PreFilters)
+                r, s = pl.pre_filter(state, pod, nodes)
+            except Exception as err:  # noqa: BLE001
+                r, s = None, as_status(err)
+            if s is None:
+                s = SUCCESS
+            elif s.is_skip():
                 skip.add(pl.NAME)
                 continue
             if not s.is_success():

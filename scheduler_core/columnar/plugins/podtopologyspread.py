@@ -130,6 +130,7 @@ class PodTopologySpread(ColumnarPlugin):
         # constraint)] for the nodes where some nominated pod counts
         self._nominated_counts: dict = {}
         self._node_keys: np.ndarray | None = None  # (totals_arguments: node i's key is i)
+        self._setup_names: dict[tuple, str] = {}  # (action, require_all) -> _setup's template name
         st = ctx.statuses
         self.skew_id = st.intern(Status(Code.Unschedulable, (ERR_REASON_CONSTRAINTS_NOT_MATCH,),
                                         self.NAME))
@@ -157,10 +158,13 @@ class PodTopologySpread(ColumnarPlugin):
             req = True if require_all is None else require_all
             return (cons, keys, [self._counter(pod, c, keys, req) for c in cons],
                     [1 if c.selector.matches(pod.labels) else 0 for c in cons])
+        name = self._setup_names.get((action, require_all))
+        if name is None:
+            name = self._setup_names[action, require_all] = self.name(f"{action}.{require_all}")
         return self.ctx.template(
-            self.name(f"{action}.{require_all}"),
-            (pod.topology_spread_constraints, pod.labels, pod.namespace, pod.owner_references,
-             pod.node_selector, pod.affinity, pod.tolerations), compute)
+            name, (pod.topology_spread_constraints, pod.labels, pod.namespace,
+                   pod.owner_references, pod.node_selector, pod.affinity, pod.tolerations),
+            compute)
 
     def _everywhere(self, keys: tuple[str, ...]) -> bool:
         """Whether every node carries every key (no scored node is ignored)."""

@@ -44,6 +44,7 @@ class StaticFilters:
                                 for r in self.refs)
         self.reads_name = any(r.NAME == names.NODE_NAME for r in self.refs)
         self._cache = TemplateCache()
+        self._name = f"static{id(self)}"  # (its Context.template name)
 
     def _key(self, pod: Pod):
         na = pod.affinity.node_affinity if pod.affinity else None
@@ -53,8 +54,7 @@ class StaticFilters:
     def verdicts(self, pod: Pod) -> tuple[np.ndarray, np.ndarray]:
         """(status id per node, passes per node) for this pod's template."""
         return self.ctx.template(
-            f"static{id(self)}", (pod.tolerations, pod.node_name, pod.node_selector,
-                                  pod.affinity),
+            self._name, (pod.tolerations, pod.node_name, pod.node_selector, pod.affinity),
             lambda: self._cache.get(self._key(pod), lambda: self._compute(pod)))
 
     def _compute(self, pod: Pod) -> tuple[np.ndarray, np.ndarray]:
