@@ -16,7 +16,7 @@ Nodes never change during a simulation; only the pods on them do.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Hashable, Iterable, Sequence
+from typing import Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -149,7 +149,7 @@ class NodeTable:
                                           (self.alloc_mem > 0).all())
         self._columns: dict[str, LabelColumn] = {}
         self._matchers: dict[tuple[str, klabels.Selector], Matcher] = {}
-        self._pod_matchers: dict[Hashable, tuple[Matcher, ...]] = {}
+        self._pod_matchers: dict[Hashable, tuple[Mapping, tuple[Matcher, ...]]] = {}
         # pods with host ports and with (anti-)affinity terms: the plugins that need them
         # read the NodeInfos, which the simulation keeps in step
         # The bound pods by class (namespace, labels mapping, terminating or not: all a
@@ -228,12 +228,14 @@ class NodeTable:
         return found
 
     def _matchers_of(self, pod: Pod) -> tuple[Matcher, ...]:
-        key = (pod.namespace, pod.deletion_timestamp is None, frozenset(pod.labels.items()))
+        # (keyed by the labels object, which the entry keeps alive, not by value: the loader
+        # shares one among a workload's pods, and a bind would otherwise hash its items)
+        key = (pod.namespace, pod.deletion_timestamp is None, id(pod.labels))
         found = self._pod_matchers.get(key)
         if found is None:
-            found = self._pod_matchers[key] = tuple(
-                m for m in self._matchers.values() if m.matches(pod))
-        return found
+            found = self._pod_matchers[key] = (pod.labels, tuple(
+                m for m in self._matchers.values() if m.matches(pod)))
+        return found[1]
 
     # --- binds and evictions -------------------------------------------------------------
     def add_pod(self, i: int, pi: PodInfo) -> None:

@@ -13,6 +13,7 @@ from typing import Sequence
 from ...framework.cycle_state import CycleState
 from ...framework.interface import SKIP, SUCCESS, Code, PreFilterResult, Plugin, Status, new_status
 from ...framework.types import NodeInfo
+from ...k8s.shared_memo import MISS, IdentityMemo
 from ...k8s.types import ContainerPort, Pod
 from ..names import NODE_PORTS
 
@@ -30,12 +31,20 @@ class _PreFilterState:
         return self
 
 
+# per (init containers, containers) objects: their host ports (the loader shares them among
+# a workload's pods, and PreFilter asks in every cycle)
+_HOST_PORTS: IdentityMemo[tuple] = IdentityMemo()
+
+
 def get_host_ports(pod: Pod) -> tuple[ContainerPort, ...]:
     """util.GetHostPorts: sidecar init containers first, then containers; hostPort > 0."""
-    out = [p for c in pod.init_containers if c.restart_policy == "Always"
-           for p in c.ports if p.host_port > 0]
-    out += [p for c in pod.containers for p in c.ports if p.host_port > 0]
-    return tuple(out)
+    value = _HOST_PORTS.get(pod.init_containers, pod.containers)
+    if value is MISS:
+        out = [p for c in pod.init_containers if c.restart_policy == "Always"
+               for p in c.ports if p.host_port > 0]
+        out += [p for c in pod.containers for p in c.ports if p.host_port > 0]
+        value = _HOST_PORTS.put(tuple(out), pod.init_containers, pod.containers)
+    return value
 
 
 def fits_ports(want: Sequence[ContainerPort], node_info: NodeInfo) -> bool:
