@@ -12,7 +12,7 @@ from typing import Sequence
 
 from ...framework.cycle_state import CycleState
 from ...framework.interface import SKIP, SUCCESS, Code, PreFilterResult, Plugin, Status, new_status
-from ...framework.types import NodeInfo
+from ...framework.types import NodeInfo, pod_used_ports
 from ...k8s.shared_memo import MISS, IdentityMemo
 from ...k8s.types import ContainerPort, Pod
 from ..names import NODE_PORTS
@@ -39,11 +39,9 @@ _HOST_PORTS: IdentityMemo[tuple] = IdentityMemo()
 def get_host_ports(pod: Pod) -> tuple[ContainerPort, ...]:
     """util.GetHostPorts: sidecar init containers first, then containers; hostPort > 0."""
     value = _HOST_PORTS.get(pod.init_containers, pod.containers)
-    if value is MISS:
-        out = [p for c in pod.init_containers if c.restart_policy == "Always"
-               for p in c.ports if p.host_port > 0]
-        out += [p for c in pod.containers for p in c.ports if p.host_port > 0]
-        value = _HOST_PORTS.put(tuple(out), pod.init_containers, pod.containers)
+    if value is MISS:  # (NodeInfo's ports of the pod, in the same order, those with a host port)
+        value = _HOST_PORTS.put(tuple(p for p in pod_used_ports(pod) if p.host_port > 0),
+                                pod.init_containers, pod.containers)
     return value
 
 
