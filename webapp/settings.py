@@ -294,6 +294,10 @@ RUN_QUEUED_RESEND_AFTER = envint("RUN_QUEUED_RESEND_AFTER", "600")
 # RUN_POLL_FAST_SECONDS and unfinished, then every second (webapp/front/templatetags/polling.py).
 RUN_POLL_FAST_MS = max(50, envint("RUN_POLL_FAST_MS", "250"))
 RUN_POLL_FAST_SECONDS = envint("RUN_POLL_FAST_SECONDS", "10")
+# The draft editor's runs panel, polled while a run of it is unfinished, is answered as soon as the run moves on
+# (its counts stored, or it finished) or after at most RUN_POLL_WAIT_MS with no content (0: at once). Each such
+# poll holds a request thread that long: docker-compose.yml's gunicorn serves with threads.
+RUN_POLL_WAIT_MS = max(0, envint("RUN_POLL_WAIT_MS", "1000"))
 # Which pods a run explains while it runs: "failed" (those left pending; any other pod's
 # explanation is computed on demand), "all", or "none".
 _RUN_DETAILS = {"failed": "failed", "all": True, "none": False}

@@ -17,7 +17,8 @@ long it took to make the edited scenario from the one it ran before, and how lon
 ``EDIT_RUN_AHEAD_MIN_BYTES=-1`` in the environment times the same edit with its run queued after its text. The
 editor's edit is timed to its runs panel with the counts, the panel asked for from the moment the response is written,
 by another process, at the interval the page's htmx asks at. ``--browser N`` then makes N edits as a person does, in
-headless Chromium against gunicorn (three workers, as docker-compose.yml), timed in the page from the click.
+headless Chromium against gunicorn (three processes of four threads, as docker-compose.yml), timed in the page
+from the click.
 ``--sweep N`` starts an N-cell sweep (maxSkew x minDomains of that constraint), times it until
 every cell is stored, and prints the database's size before and after, with the tables that hold
 texts and results (texts are stored once by content, compressed). Creating the scenario
@@ -32,6 +33,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -39,6 +41,7 @@ import sys
 import tempfile
 import time
 import uuid
+from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,8 +88,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="then time two quick edits of the draft, each with the run of the edited draft")
     p.add_argument("--browser", type=int, default=0, metavar="N",
                    help="with --edit: then N quick edits in headless Chromium (Debian's, /usr/bin/chromium) against "
-                        "gunicorn with 3 workers, as docker-compose.yml serves the app, each timed from the click to "
-                        "the draft run's counts on the page")
+                        "gunicorn with 3 processes of 4 threads, as docker-compose.yml serves the app, each timed "
+                        "from the click to the draft run's counts on the page")
     p.add_argument("--sweep", type=int, default=0, metavar="N",
                    help="then run an N-cell sweep (at most 48) and print the database size")
     args = p.parse_args(argv)
@@ -155,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
                   flush=True)
         edited = _time_edit(client, scenario_id) if args.edit else None
         if args.edit and args.browser:
-            _time_browser_edits(env, queue, scenario_id, args.browser)
+            _time_browser_edits(env, queue, scenario_id, args.browser, log)
         if args.sweep:
             _time_sweep(client, scenario_id, args.sweep)
     finally:
@@ -258,7 +261,6 @@ def _time_page_edit(client, scenario_id: int, skew: int) -> None:
     ``hx-trigger`` names (each response names the next), by another process, as another of a deployment's web
     processes answers the page's requests while this one finishes its work (``_poll_panel``)."""
     import multiprocessing
-    import re
 
     from django.conf import settings
     from django.core.signals import request_finished
@@ -343,7 +345,6 @@ def _poll_panel(conn, session_key: str, panel_url: str) -> None:
     requests made, the last one's render time, the longest before it, when the runs were finished, whether the
     comparison with the saved run was on it); times are perf_counter's, which every process shares."""
     import html as html_module
-    import re
 
     import django
 
@@ -372,6 +373,8 @@ def _poll_panel(conn, session_key: str, panel_url: str) -> None:
             polls += 1
             if r.status_code == 204:  # (nothing changed: the page keeps its panel, and asks again)
                 waiting = max(waiting, asked - t0)
+                if asked - t0 >= wait:  # (a poll the server held: htmx's tick queued meanwhile asks at once)
+                    asked -= wait
                 continue
             html = r.content.decode()
             named = re.search(r'id="draft-runs"[^>]*hx-get="([^"]+)"', html)
@@ -409,18 +412,18 @@ _STAMP = """(before) => { const seen = new Set(before); const m = window.__bench
       if (!m.counts && !seen.has(e.dataset.run)) { m.counts = performance.now(); m.run = e.dataset.run; }
   }).observe(document.body, {subtree: true, childList: true});
   document.addEventListener('htmx:beforeRequest', () => { m.requests = (m.requests || 0) + 1; });
-  m.click = performance.now(); }"""
+  m.click = performance.now(); m.wall = Date.now(); }"""
 
 
-def _time_browser_edits(env: dict, queue: str, scenario_id: int, count: int) -> None:
+def _time_browser_edits(env: dict, queue: str, scenario_id: int, count: int, log: Path) -> None:
     """Quick edits of the draft as a person makes them: headless Chromium, logged in, fills the frontend
     constraint's maxSkew in the draft editor and presses Apply; timed in the page from the click to the edit's
     response on the page and to the draft run's counts on it (the runs panel asks for them as htmx does). The app
-    is served by gunicorn with three sync workers (docker-compose.yml's), which this bench starts on a free port,
-    and run by this bench's worker. The browser shares this machine's cores with the web processes and the worker,
-    which a person's browser would not. Each line says which web process made the edit, and whether it made the
-    previous one (the documents of the draft's text are then in its memory; another process reads them from the
-    disk cache)."""
+    is served by gunicorn with three processes of four threads (docker-compose.yml's), which this bench starts on
+    a free port, and run by this bench's worker. The browser shares this machine's cores with the web processes and
+    the worker, which a person's browser would not. Each line says which web process made the edit, and whether it
+    made the previous one (the documents of the draft's text are then in its memory; another process reads them from
+    the disk cache). Last, how long after the worker stored each run's counts the page showed them."""
     import socket
     import urllib.request
 
@@ -447,7 +450,7 @@ def _time_browser_edits(env: dict, queue: str, scenario_id: int, count: int) -> 
     with open(logs / "gunicorn.log", "w") as out:  # (the server writes to its own copy of the file)
         server = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "webapp.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "3",
-             "--access-logfile", str(access), "--access-logformat", '%(p)s "%(r)s" %(s)s %(M)s'],
+             "--threads", "4", "--access-logfile", str(access), "--access-logformat", '%(p)s "%(r)s" %(s)s %(M)s'],
             cwd=ROOT, env={**env, "CELERY_QUEUE": queue, "DJANGO_SETTINGS_MODULE": "webapp.settings"},
             stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     try:
@@ -460,7 +463,7 @@ def _time_browser_edits(env: dict, queue: str, scenario_id: int, count: int) -> 
                 if server.poll() is not None or time.monotonic() > deadline:
                     raise SystemExit(f"gunicorn did not start:\n{(logs / 'gunicorn.log').read_text()[-2000:]}")
                 time.sleep(0.2)
-        counted = []
+        counted, shown_at = [], {}
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
             page = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -487,18 +490,46 @@ def _time_browser_edits(env: dict, queue: str, scenario_id: int, count: int) -> 
                 made = [ln.split()[0].strip("<>") for ln in access.read_text().splitlines() if "/draft/edit/" in ln]
                 pid = made[edits_before] if len(made) > edits_before else "?"
                 counted.append((m["counts"] - m["click"]) / 1000)
+                shown_at[m["run"]] = (m["wall"] + m["counts"] - m["click"]) / 1000
                 which = ("the one that made the previous edit" if pid == previous else
                          "another than made the previous edit" if previous else "the first edit")
                 print(f"browser edit {n} (maxSkew {skew}): the response on the page "
                       f"{(m['ok'] - m['click']) / 1000:.2f} s after the click, the draft run's counts "
                       f"{counted[-1]:.2f} s (run {m['run']}; web process {pid}, {which})", flush=True)
                 previous = pid
+            page.wait_for_function("() => !document.querySelector('#draft-runs[hx-trigger]')",
+                                   timeout=120_000, polling=200)  # (the last run's result stored: its log line)
             browser.close()
         print(f"browser edits: the draft run's counts on the page {statistics.median(counted):.2f} s after the click "
               f"(median of {len(counted)}; {min(counted):.2f}–{max(counted):.2f} s)", flush=True)
+        lags = _after_the_counts(log, shown_at)
+        if lags:
+            print(f"browser edits: the counts on the page {statistics.median(lags):.2f} s after the worker stored "
+                  f"them (median of {len(lags)}; {min(lags):.2f}–{max(lags):.2f} s; from its log, to about 0.05 s)",
+                  flush=True)
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(20)
+
+
+_STORED = re.compile(r"^\[(\S+ \S+): .*\] run (\d+): succeeded; engine \d+ ms, counts stored (\d+) ms after it, "
+                     r"stored in (\d+) ms")
+
+
+def _after_the_counts(log: Path, shown_at: dict) -> list:
+    """Seconds from when the worker stored each run's counts to when the page showed them (``shown_at``: epoch
+    seconds by run id). The worker's log line comes after the result's write (``stored in``), which began once the
+    counts were stored; the counts' own write is told apart from the result's to within the time the engine's
+    summary takes (some tens of ms)."""
+    lags = []
+    for line in log.read_text().splitlines():
+        found = _STORED.match(line)
+        if found is None or found[2] not in shown_at:
+            continue
+        logged = datetime.strptime(found[1], "%Y-%m-%d %H:%M:%S,%f").timestamp()  # (the worker's local time)
+        stored = logged - int(found[4]) / 1000 + int(found[3]) / 1000
+        lags.append(shown_at[found[2]] - stored)
+    return lags
 
 
 def _database_sizes() -> str:

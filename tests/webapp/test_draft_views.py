@@ -4,6 +4,7 @@ from datetime import timedelta
 from unittest import mock
 
 from django.db import connection
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -130,6 +131,7 @@ class DraftViewsTestCase(BaseTestCase):
         self.assertNotContains(r, "hx-trigger")
         self.assertContains(r, "newly pending")
 
+    @override_settings(RUN_POLL_WAIT_MS=50)
     def test_the_runs_panels_poll_gets_no_content_until_what_it_shows_changes(self):
         self.client.post(self.base + "edit/", {"op": "cordon", "node": "node-a"})
         with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
@@ -148,6 +150,29 @@ class DraftViewsTestCase(BaseTestCase):
         self.assertEqual(self.client.get(again, headers=hx).status_code, 204)
         Run.objects.update(created_at=timezone.now() - timedelta(seconds=11))
         self.assertContains(self.client.get(again, headers=hx), 'hx-trigger="every 1s"')  # (its pace changed)
+
+    @override_settings(RUN_POLL_WAIT_MS=60_000)
+    def test_the_runs_panels_poll_is_answered_once_the_draft_runs_counts_are_stored(self):
+        """A poll that finds nothing new waits for the run to move on and is answered then, with the counts; not
+        with no content, leaving them to the poll after it."""
+        self.client.post(self.base + "edit/", {"op": "cordon", "node": "node-a"})
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
+            with self.captureOnCommitCallbacks(execute=True):
+                self.client.post(self.base + "run/")
+        hx = {"HX-Request": "true"}
+        poll = re.search(r'hx-get="([^"]+/draft/runs/\?seen=[^"]+)"', self.client.get(self.base).content.decode())[1]
+        draft_run = Run.objects.filter(label="draft").latest("id")
+        waits = []
+
+        def the_worker_runs_it(seconds):  # (the run finishes while the poll waits: the third time it looks)
+            waits.append(seconds)
+            if len(waits) == 3:
+                tasks.execute_run(draft_run.pk)
+
+        with mock.patch("webapp.scenarios.runs.time.sleep", side_effect=the_worker_runs_it):
+            r = self.client.get(html.unescape(poll), headers=hx)
+        self.assertContains(r, f'<p class="counts" data-run="{draft_run.pk}">')
+        self.assertEqual(len(waits), 3)  # (answered at the first look after the counts were stored)
 
     def test_the_runs_panel_reads_neither_the_drafts_text_nor_what_is_kept_about_it(self):
         """The panel is asked for every 250 ms while a run is unfinished: it shows the runs, not the editor's

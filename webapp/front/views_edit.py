@@ -1,5 +1,6 @@
 """Draft editing: the YAML editor with live validation, quick edits, run / save / discard."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse
@@ -9,6 +10,7 @@ from django.views.decorators.http import require_POST
 from webapp.scenarios import compare, drafts, engine, results_cache, services
 from webapp.scenarios.manifests import edits, limits
 from webapp.scenarios.models import Membership
+from webapp.scenarios.runs import await_news
 
 from .templatetags.polling import poll_every
 from .views import get_scenario
@@ -276,8 +278,13 @@ def draft_runs(request, pk):
     if draft is None:
         return redirect("scenario-detail", pk=scenario.pk)
     seen = request.GET.get("seen")
-    if seen and seen == panel_state(*drafts.latest_runs(draft)):
-        return HttpResponse(status=204)  # (nothing the panel shows has changed: it stays, and asks again)
+    if seen:
+        shown = drafts.latest_runs(draft)
+        unchanged = seen == panel_state(*shown)
+        if unchanged and await_news(shown, settings.RUN_POLL_WAIT_MS / 1000):  # (answered once there is news)
+            unchanged = seen == panel_state(*drafts.latest_runs(draft))
+        if unchanged:
+            return HttpResponse(status=204)  # (nothing the panel shows has changed: it stays, and asks again)
     return render(request, "front/draft.html#draft-runs", runs_context(scenario, draft))
 
 
