@@ -287,19 +287,26 @@ class PodTopologySpread(ColumnarPlugin):
                 if len(self._nominated_counts) > 256:
                     self._nominated_counts.clear()
                 self._nominated_counts[which] = counted
+        paths: dict[int, CriticalPaths] = {}  # (each constraint's, the same for every node)
         for k, deltas in counted:
-            out[k] = self._filter_with_deltas(s, int(idx[k]), deltas)
+            out[k] = self._filter_with_deltas(s, int(idx[k]), deltas, paths)
         return out
 
-    def _filter_with_deltas(self, s: HardState, i: int, deltas: list[int]) -> int:
-        for h, delta in zip(s.constraints, deltas):
+    def _filter_with_deltas(self, s: HardState, i: int, deltas: list[int],
+                            before: dict[int, CriticalPaths]) -> int:
+        """Filter on node i after its nominated pods add deltas[j] to constraint j's count;
+        ``before`` keeps each constraint's criticalPaths from the counts (a copy is updated)."""
+        for j, (h, delta) in enumerate(zip(s.constraints, deltas)):
             v = int(h.column.ids[i])
             if v < 0:
                 return self.label_id
             count = int(h.cnt[v])
             min_match = h.min_match
             if delta:
-                paths = critical_paths(h.counter, h.cnt)
+                paths = before.get(j)
+                if paths is None:
+                    paths = before[j] = critical_paths(h.counter, h.cnt)
+                paths = paths.clone()
                 for _ in range(delta):
                     count += 1
                     paths.update(v, count)
