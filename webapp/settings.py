@@ -298,6 +298,10 @@ RUN_POLL_FAST_SECONDS = envint("RUN_POLL_FAST_SECONDS", "10")
 # (its counts stored, or it finished) or after at most RUN_POLL_WAIT_MS with no content (0: at once). Each such
 # poll holds a request thread that long: docker-compose.yml's gunicorn serves with threads.
 RUN_POLL_WAIT_MS = max(0, envint("RUN_POLL_WAIT_MS", "1000"))
+# What a quick edit's request leaves for after its response (the draft's documents kept on disk, the caches'
+# garbage collected) waits until the run it queued has its counts stored, at most this long
+# (webapp/scenarios/after_response.py); 0: done at once.
+AFTER_RESPONSE_HOLD_SECONDS = max(0, envint("AFTER_RESPONSE_HOLD_SECONDS", "60"))
 # Which pods a run explains while it runs: "failed" (those left pending; any other pod's
 # explanation is computed on demand), "all", or "none".
 _RUN_DETAILS = {"failed": "failed", "all": True, "none": False}

@@ -90,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="with --edit: then N quick edits in headless Chromium (Debian's, /usr/bin/chromium) against "
                         "gunicorn with 3 processes of 4 threads, as docker-compose.yml serves the app, each timed "
                         "from the click to the draft run's counts on the page")
+    p.add_argument("--threads", type=int, default=4, metavar="N",
+                   help="with --browser: gunicorn's threads a process (4, as docker-compose.yml; 1: sync workers)")
     p.add_argument("--sweep", type=int, default=0, metavar="N",
                    help="then run an N-cell sweep (at most 48) and print the database size")
     args = p.parse_args(argv)
@@ -158,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
                   flush=True)
         edited = _time_edit(client, scenario_id) if args.edit else None
         if args.edit and args.browser:
-            _time_browser_edits(env, queue, scenario_id, args.browser, log)
+            _time_browser_edits(env, queue, scenario_id, args.browser, log, args.threads)
         if args.sweep:
             _time_sweep(client, scenario_id, args.sweep)
     finally:
@@ -312,7 +314,7 @@ def _time_page_edit(client, scenario_id: int, skew: int) -> None:
     if r.status_code != 200 or b"Applied" not in r.content or not written:
         poller.kill()
         raise SystemExit(f"the editor's quick edit failed: {r.status_code} {r.content[:500]!r}")
-    found = re.search(r'id="draft-runs"[^>]*hx-trigger="every (\d+)(ms|s)"', r.content.decode())
+    found = re.search(r'id="draft-runs"[^>]*hx-trigger="(?:load, )?every (\d+)(ms|s)"', r.content.decode())
     if found is None or (found.group(1), found.group(2)) != (str(settings.RUN_POLL_FAST_MS), "ms"):
         print(f"  (the response's runs panel asks again {found and found.group(0)!r}, not every "
               f"{settings.RUN_POLL_FAST_MS}ms as the poller did)", flush=True)
@@ -339,11 +341,11 @@ def _time_page_edit(client, scenario_id: int, skew: int) -> None:
 
 
 def _poll_panel(conn, session_key: str, panel_url: str) -> None:
-    """The draft editor's runs panel, asked for as the page asks for it once it has the edit's response: first
-    RUN_POLL_FAST_MS after it (the interval the response's panel names for a run just queued), then at the
-    interval each answer names, until the runs are finished. Sends back (when the draft run's counts were on it,
-    requests made, the last one's render time, the longest before it, when the runs were finished, whether the
-    comparison with the saved run was on it); times are perf_counter's, which every process shares."""
+    """The draft editor's runs panel, asked for as the page asks for it once it has the edit's response: at once
+    (the panel's "load" trigger), then at the interval each answer names (and at once after a held poll, or after
+    a render whose panel asks on "load"), until the runs are finished. Sends back (when the draft run's counts were
+    on it, requests made, the last one's render time, the longest before it, when the runs were finished, whether
+    the comparison with the saved run was on it); times are perf_counter's, which every process shares."""
     import html as html_module
 
     import django
@@ -364,7 +366,7 @@ def _poll_panel(conn, session_key: str, panel_url: str) -> None:
             return
         counted = f'<p class="counts" data-run="{run_pk}">'  # (the draft run's counts, as the panel shows them)
         wait, shown, polls, rendered, waiting, html = settings.RUN_POLL_FAST_MS / 1000, None, 0, 0.0, 0.0, ""
-        asked = written
+        asked = written - wait  # (the panel the response brings asks once it is on the page: "load")
         while True:
             time.sleep(max(0.0, asked + wait - time.perf_counter()))
             t0 = time.perf_counter()
@@ -384,10 +386,12 @@ def _poll_panel(conn, session_key: str, panel_url: str) -> None:
                     shown, rendered = asked, asked - t0
                 else:
                     waiting = max(waiting, asked - t0)
-            found = re.search(r'id="draft-runs"[^>]*hx-trigger="every (\d+)(ms|s)"', html)
+            found = re.search(r'id="draft-runs"[^>]*hx-trigger="(?:load, )?every (\d+)(ms|s)"', html)
             if found is None:  # (no trigger: both runs are finished)
                 break
             wait = int(found.group(1)) / (1000 if found.group(2) == "ms" else 1)
+            if found.group(0).endswith(f'"load, every {found.group(1)}{found.group(2)}"'):
+                asked -= wait  # (the panel just swapped in asks at once)
             if asked - written > 120:
                 conn.send("the editor's runs panel still waited for the runs after 2 minutes")
                 return
@@ -415,7 +419,7 @@ _STAMP = """(before) => { const seen = new Set(before); const m = window.__bench
   m.click = performance.now(); m.wall = Date.now(); }"""
 
 
-def _time_browser_edits(env: dict, queue: str, scenario_id: int, count: int, log: Path) -> None:
+def _time_browser_edits(env: dict, queue: str, scenario_id: int, count: int, log: Path, threads: int) -> None:
     """Quick edits of the draft as a person makes them: headless Chromium, logged in, fills the frontend
     constraint's maxSkew in the draft editor and presses Apply; timed in the page from the click to the edit's
     response on the page and to the draft run's counts on it (the runs panel asks for them as htmx does). The app
@@ -450,7 +454,8 @@ def _time_browser_edits(env: dict, queue: str, scenario_id: int, count: int, log
     with open(logs / "gunicorn.log", "w") as out:  # (the server writes to its own copy of the file)
         server = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "webapp.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "3",
-             "--threads", "4", "--access-logfile", str(access), "--access-logformat", '%(p)s "%(r)s" %(s)s %(M)s'],
+             "--threads", str(threads), "--access-logfile", str(access),
+             "--access-logformat", '%(p)s "%(r)s" %(s)s %(M)s'],
             cwd=ROOT, env={**env, "CELERY_QUEUE": queue, "DJANGO_SETTINGS_MODULE": "webapp.settings"},
             stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     try:

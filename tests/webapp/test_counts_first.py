@@ -49,7 +49,7 @@ class CountsFirstTests(BaseTestCase):
         self.assertIn("storing the full result", panel)
         self.assertIn("<strong>2</strong> newly pending", panel)
         self.assertIn('<td data-label="Draft">pending</td>', panel)
-        self.assertIn('hx-trigger="every 250ms"', panel)  # (asked for again until the run is finished)
+        self.assertIn('hx-trigger="load, every 250ms"', panel)  # (asked for again until the run is finished)
         # the run itself is still running: its page says it is storing, and the API has no result yet
         self.assertIn("Simulated; storing the result", seen["run page"])
         self.assertEqual((seen["api"]["status"], seen["api"]["result"]), ("running", None))

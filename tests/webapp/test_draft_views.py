@@ -121,10 +121,10 @@ class DraftViewsTestCase(BaseTestCase):
         r = self.client.get(self.base + "runs/", headers={"HX-Request": "true"})
         self.assertNotContains(r, "<html")
         self.assertContains(r, 'id="draft-runs"')
-        self.assertContains(r, 'hx-trigger="every 250ms"')  # (runs just queued: asked for often)
+        self.assertContains(r, 'hx-trigger="load, every 250ms"')  # (runs just queued: asked for at once, then often)
         Run.objects.update(created_at=timezone.now() - timedelta(seconds=11))
         r = self.client.get(self.base + "runs/", headers={"HX-Request": "true"})
-        self.assertContains(r, 'hx-trigger="every 1s"')  # (runs that have gone on a while: once a second)
+        self.assertContains(r, 'hx-trigger="load, every 1s"')  # (runs that have gone on a while: once a second)
         for run in Run.objects.all():
             tasks.execute_run(run.pk)
         r = self.client.get(self.base + "runs/", headers={"HX-Request": "true"})
@@ -149,7 +149,7 @@ class DraftViewsTestCase(BaseTestCase):
         again = html.unescape(re.search(r'hx-get="([^"]+)"', r.content.decode())[1])
         self.assertEqual(self.client.get(again, headers=hx).status_code, 204)
         Run.objects.update(created_at=timezone.now() - timedelta(seconds=11))
-        self.assertContains(self.client.get(again, headers=hx), 'hx-trigger="every 1s"')  # (its pace changed)
+        self.assertContains(self.client.get(again, headers=hx), 'hx-trigger="load, every 1s"')  # (its pace changed)
 
     @override_settings(RUN_POLL_WAIT_MS=60_000)
     def test_the_runs_panels_poll_is_answered_once_the_draft_runs_counts_are_stored(self):
@@ -263,7 +263,7 @@ class DraftQuickEditsTestCase(BaseTestCase):
         self.assertContains(r, "Applied: Cordoned node-a.")
         self.assertEqual(Run.objects.filter(label="draft").count(), 1)
         self.assertRegex(r.content.decode(), r'<section id="draft-runs"[^>]* hx-swap-oob="true"\s+'
-                                             r'hx-get="[^"]+/draft/runs/\?seen=[^"]+" hx-trigger="every 250ms"')
+                                             r'hx-get="[^"]+/draft/runs/\?seen=[^"]+"\s+hx-trigger="load, every 250ms"')
 
     def test_it_removes_a_spread_constraint(self):
         r = self.edit(op="remove_spread", workload="app=web", index="0")

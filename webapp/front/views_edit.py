@@ -7,7 +7,7 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
-from webapp.scenarios import compare, drafts, engine, results_cache, services
+from webapp.scenarios import after_response, compare, drafts, engine, results_cache, services
 from webapp.scenarios.manifests import edits, limits
 from webapp.scenarios.models import Membership
 from webapp.scenarios.runs import await_news
@@ -285,7 +285,10 @@ def draft_runs(request, pk):
             unchanged = seen == panel_state(*drafts.latest_runs(draft))
         if unchanged:
             return HttpResponse(status=204)  # (nothing the panel shows has changed: it stays, and asks again)
-    return render(request, "front/draft.html#draft-runs", runs_context(scenario, draft))
+    context = runs_context(scenario, draft)
+    if context["draft_run"] is not None and context["draft_run"].counts_stored:
+        after_response.showing(context["draft_run"].pk)  # (the edit's work left for after it goes on once sent)
+    return render(request, "front/draft.html#draft-runs", context)
 
 
 @login_required

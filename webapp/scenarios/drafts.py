@@ -5,7 +5,7 @@ import secrets
 from django.conf import settings
 from django.utils import timezone
 
-from . import engine, runs, services, texts
+from . import after_response, engine, runs, services, texts
 from .manifests import edits
 from .manifests import summary as manifests_summary
 from .models import Draft, Run
@@ -176,10 +176,13 @@ def _queue_ahead(draft, base_key, config, user, docs=None, spread=None):
     except QueueUnavailable:
         _drop([run])
         return []
+    after_response.hold_for(run.pk)  # (what this request leaves for after its response waits for the run)
     return [run]
 
 
 def _drop(queued):
+    if queued:
+        after_response.release()
     for run in queued:
         Run.objects.filter(pk=run.pk).delete()
         engine.drop_handed(run.params["ahead"])

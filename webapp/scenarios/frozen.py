@@ -9,7 +9,9 @@ something made from FROZEN_CACHE_MIN_BYTES or more of text says so (``changed``)
 still paused from making it (``engine.without_cycle_collection``), and everything alive is frozen at once
 (gc.freeze: left out of later scans, nothing walked). A cache that lets something go says so too:
 everything is unfrozen (the collector may then reclaim garbage frozen with it), and once that request is
-over its garbage is collected and what is left frozen again if a cache still holds something large.
+over its garbage is collected and what is left frozen again if a cache still holds something large. After a
+request whose quick edit queued a run, that collection waits until the run's counts are on the page
+(after_response: it would take the core the run's simulation shares, and hold up the page's poll for them).
 Only web processes freeze (webapp/wsgi.py and asgi.py call ``enable``); in a worker the engine freezes the
 loaded scenario around a simulation itself, and would leave that alone if something else had frozen. The engine is
 told each time this module freezes or unfreezes (``engine.frozen_elsewhere``): otherwise it asks
@@ -22,6 +24,7 @@ import threading
 from django.core.signals import request_finished
 from django.dispatch import receiver
 
+from . import after_response
 from .engine import frozen_elsewhere
 
 _lock = threading.Lock()
@@ -71,6 +74,11 @@ def is_frozen():
 
 @receiver(request_finished)
 def _request_finished(sender, **kwargs):
+    if _state["pending"] and _state["enabled"]:
+        after_response.later(_collect)  # (held while a run the request queued simulates)
+
+
+def _collect():
     with _lock:
         if not _state["pending"] or not _state["enabled"]:
             return

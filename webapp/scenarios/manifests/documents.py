@@ -29,7 +29,7 @@ from django.conf import settings
 from django.core.signals import request_finished, request_started
 from django.dispatch import receiver
 
-from .. import engine, frozen
+from .. import after_response, engine, frozen
 from . import limits
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -141,8 +141,12 @@ def _write_pending(sender, **kwargs):
     if pending is None:
         return
     k, docs, plain = pending
-    with engine.without_cycle_collection():
-        engine.keep_documents(k, docs, plain, objects(docs))
+
+    def keep():
+        with engine.without_cycle_collection():
+            engine.keep_documents(k, docs, plain, objects(docs))
+
+    after_response.later(keep)  # (held while a run the request queued simulates)
 
 
 def remember(text, docs, plain=True):
