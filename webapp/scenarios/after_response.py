@@ -91,7 +91,7 @@ def later(work):
         else:
             _queue.append((run, work))
             queued = True
-            if _thread is None:
+            if _thread is None or not _thread.is_alive():
                 _thread = threading.Thread(target=_drain, name="after-response", daemon=True)
                 _thread.start()
     if not queued:
@@ -107,9 +107,9 @@ def _drain():
                     _thread = None
                     return
                 run, work = _queue[0]
-            if run is not None:
-                _await_counts(run)
             try:
+                if run is not None:
+                    _await_counts(run)
                 work()
             except Exception:  # (the work is a cache's upkeep: a failure is logged, the next one still runs)
                 log.exception("work left after a response failed")
