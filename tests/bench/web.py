@@ -90,6 +90,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="with --edit: then N quick edits in headless Chromium (Debian's, /usr/bin/chromium) against "
                         "gunicorn with 3 processes of 4 threads, as docker-compose.yml serves the app, each timed "
                         "from the click to the draft run's counts on the page")
+    p.add_argument("--pause", type=float, default=0.0, metavar="SECONDS",
+                   help="with --browser: wait this long after a run's result is on the page before the next edit "
+                        "(a person reading it; 0: the next edit at once)")
     p.add_argument("--threads", type=int, default=4, metavar="N",
                    help="with --browser: gunicorn's threads a process (4, as docker-compose.yml; 1: sync workers)")
     p.add_argument("--sweep", type=int, default=0, metavar="N",
@@ -160,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
                   flush=True)
         edited = _time_edit(client, scenario_id) if args.edit else None
         if args.edit and args.browser:
-            _time_browser_edits(env, queue, scenario_id, args.browser, log, args.threads)
+            _time_browser_edits(env, queue, scenario_id, args.browser, log, args.threads, args.pause)
         if args.sweep:
             _time_sweep(client, scenario_id, args.sweep)
     finally:
@@ -415,11 +418,16 @@ _STAMP = """(before) => { const seen = new Set(before); const m = window.__bench
     for (const e of document.querySelectorAll('p.counts'))
       if (!m.counts && !seen.has(e.dataset.run)) { m.counts = performance.now(); m.run = e.dataset.run; }
   }).observe(document.body, {subtree: true, childList: true});
-  document.addEventListener('htmx:beforeRequest', () => { m.requests = (m.requests || 0) + 1; });
+  document.addEventListener('htmx:beforeRequest', () => { m.requests = (m.requests || 0) + 1;
+    if (!m.sent) m.sent = performance.now(); });
+  document.addEventListener('click', () => { if (!m.clicked) m.clicked = performance.now(); }, true);
   m.click = performance.now(); m.wall = Date.now(); }"""
+# m.click: when Playwright is asked to click (its checks that the button is visible, stable and not covered come
+# after it); m.clicked: when the page received the click event; m.sent: when htmx sent the edit's request.
 
 
-def _time_browser_edits(env: dict, queue: str, scenario_id: int, count: int, log: Path, threads: int) -> None:
+def _time_browser_edits(env: dict, queue: str, scenario_id: int, count: int, log: Path, threads: int,
+                        pause: float) -> None:
     """Quick edits of the draft as a person makes them: headless Chromium, logged in, fills the frontend
     constraint's maxSkew in the draft editor and presses Apply; timed in the page from the click to the edit's
     response on the page and to the draft run's counts on it (the runs panel asks for them as htmx does). The app
@@ -427,7 +435,8 @@ def _time_browser_edits(env: dict, queue: str, scenario_id: int, count: int, log
     a free port, and run by this bench's worker. The browser shares this machine's cores with the web processes and
     the worker, which a person's browser would not. Each line says which web process made the edit, and whether it
     made the previous one (the documents of the draft's text are then in its memory; another process reads them from
-    the disk cache). Last, how long after the worker stored each run's counts the page showed them."""
+    the disk cache). Last, how long after the worker stored each run's counts the page showed them. Each edit is
+    made once the one before has its result on the page, ``pause`` seconds later (a person reading it)."""
     import socket
     import urllib.request
 
@@ -468,7 +477,7 @@ def _time_browser_edits(env: dict, queue: str, scenario_id: int, count: int, log
                 if server.poll() is not None or time.monotonic() > deadline:
                     raise SystemExit(f"gunicorn did not start:\n{(logs / 'gunicorn.log').read_text()[-2000:]}")
                 time.sleep(0.2)
-        counted, shown_at = [], {}
+        counted, from_event, shown_at = [], [], {}
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
             page = browser.new_page(viewport={"width": 1280, "height": 900})
@@ -483,6 +492,7 @@ def _time_browser_edits(env: dict, queue: str, scenario_id: int, count: int, log
                 # (polling every 200 ms, not at each frame: this page's work is not to take a core from the run)
                 page.wait_for_function("() => !document.querySelector('#draft-runs[hx-trigger]')",
                                        timeout=120_000, polling=200)
+                time.sleep(pause if n > 1 else 0)
                 before = page.evaluate("() => [...document.querySelectorAll('p.counts')].map(e => e.dataset.run)")
                 card = page.locator(".quick-card", has=page.get_by_role(
                     "heading", name="app=frontend · constraint 0"))
@@ -495,18 +505,24 @@ def _time_browser_edits(env: dict, queue: str, scenario_id: int, count: int, log
                 made = [ln.split()[0].strip("<>") for ln in access.read_text().splitlines() if "/draft/edit/" in ln]
                 pid = made[edits_before] if len(made) > edits_before else "?"
                 counted.append((m["counts"] - m["click"]) / 1000)
+                from_event.append((m["counts"] - m.get("clicked", m["click"])) / 1000)
                 shown_at[m["run"]] = (m["wall"] + m["counts"] - m["click"]) / 1000
                 which = ("the one that made the previous edit" if pid == previous else
                          "another than made the previous edit" if previous else "the first edit")
                 print(f"browser edit {n} (maxSkew {skew}): the response on the page "
                       f"{(m['ok'] - m['click']) / 1000:.2f} s after the click, the draft run's counts "
-                      f"{counted[-1]:.2f} s (run {m['run']}; web process {pid}, {which})", flush=True)
+                      f"{counted[-1]:.2f} s (run {m['run']}; web process {pid}, {which}; the click event "
+                      f"{m.get('clicked', m['click']) - m['click']:.0f} ms after the click was asked for, "
+                      f"the request {m.get('sent', m['click']) - m.get('clicked', m['click']):.0f} ms "
+                      "after the event)", flush=True)
                 previous = pid
             page.wait_for_function("() => !document.querySelector('#draft-runs[hx-trigger]')",
                                    timeout=120_000, polling=200)  # (the last run's result stored: its log line)
             browser.close()
         print(f"browser edits: the draft run's counts on the page {statistics.median(counted):.2f} s after the click "
-              f"(median of {len(counted)}; {min(counted):.2f}–{max(counted):.2f} s)", flush=True)
+              f"(median of {len(counted)}; {min(counted):.2f}–{max(counted):.2f} s); "
+              f"{statistics.median(from_event):.2f} s after the page received the click event "
+              f"({min(from_event):.2f}–{max(from_event):.2f} s)", flush=True)
         lags = _after_the_counts(log, shown_at)
         if lags:
             print(f"browser edits: the counts on the page {statistics.median(lags):.2f} s after the worker stored "
