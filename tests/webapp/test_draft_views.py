@@ -131,15 +131,20 @@ class DraftViewsTestCase(BaseTestCase):
         self.assertNotContains(r, "hx-trigger")
         self.assertContains(r, "newly pending")
 
-    @override_settings(RUN_POLL_WAIT_MS=50)
-    def test_the_runs_panels_poll_gets_no_content_until_what_it_shows_changes(self):
+    def panel_poll_with_runs_queued(self):
+        """The runs panel's poll as the editor's page names it, after an edit and "Run draft" queued the draft's
+        run and the base revision's (no worker takes them)."""
         self.client.post(self.base + "edit/", {"op": "cordon", "node": "node-a"})
         with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
             with self.captureOnCommitCallbacks(execute=True):
                 self.client.post(self.base + "run/")
+        return html.unescape(re.search(r'hx-get="([^"]+/draft/runs/\?seen=[^"]+)"',
+                                       self.client.get(self.base).content.decode())[1])
+
+    @override_settings(RUN_POLL_WAIT_MS=50)
+    def test_the_runs_panels_poll_gets_no_content_until_what_it_shows_changes(self):
+        poll = self.panel_poll_with_runs_queued()
         hx = {"HX-Request": "true"}
-        poll = re.search(r'hx-get="([^"]+/draft/runs/\?seen=[^"]+)"', self.client.get(self.base).content.decode())[1]
-        poll = html.unescape(poll)
         self.assertEqual((self.client.get(poll, headers=hx).status_code, self.client.get(poll, headers=hx).content),
                          (204, b""))  # (both runs queued, as the page showed them)
         draft_run = Run.objects.filter(label="draft").latest("id")
@@ -155,12 +160,8 @@ class DraftViewsTestCase(BaseTestCase):
     def test_the_runs_panels_poll_is_answered_once_the_draft_runs_counts_are_stored(self):
         """A poll that finds nothing new waits for the run to move on and is answered then, with the counts; not
         with no content, leaving them to the poll after it."""
-        self.client.post(self.base + "edit/", {"op": "cordon", "node": "node-a"})
-        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
-            with self.captureOnCommitCallbacks(execute=True):
-                self.client.post(self.base + "run/")
+        poll = self.panel_poll_with_runs_queued()
         hx = {"HX-Request": "true"}
-        poll = re.search(r'hx-get="([^"]+/draft/runs/\?seen=[^"]+)"', self.client.get(self.base).content.decode())[1]
         draft_run = Run.objects.filter(label="draft").latest("id")
         waits = []
 
@@ -170,7 +171,7 @@ class DraftViewsTestCase(BaseTestCase):
                 tasks.execute_run(draft_run.pk)
 
         with mock.patch("webapp.scenarios.runs.time.sleep", side_effect=the_worker_runs_it):
-            r = self.client.get(html.unescape(poll), headers=hx)
+            r = self.client.get(poll, headers=hx)
         self.assertContains(r, f'<p class="counts" data-run="{draft_run.pk}">')
         self.assertEqual(len(waits), 3)  # (answered at the first look after the counts were stored)
 

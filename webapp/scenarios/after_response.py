@@ -21,10 +21,10 @@ import time
 from django.conf import settings
 from django.core.signals import request_started
 from django.db import connection
-from django.db.models import BooleanField, ExpressionWrapper, Q
 from django.dispatch import receiver
 
 from .models import Run
+from .runs import where_they_are
 
 log = logging.getLogger(__name__)
 
@@ -135,13 +135,12 @@ def _await_counts(run_pk):
         if counted_at is not None:
             continue
         try:
-            found = Run.objects.filter(pk=run_pk).annotate(counted=ExpressionWrapper(
-                Q(summary__isnull=False), output_field=BooleanField())).values_list("status", "counted").first()
+            found = where_they_are([run_pk])
         except Exception:  # (the database is away: waiting would not tell more)
             log.warning("could not look at run %s; the work after its edit's response runs now", run_pk,
                         exc_info=True)
             return
-        if found is None or found[0] == Run.Status.FAILED:
+        if not found or found[0][1] == Run.Status.FAILED:
             return
-        if found[1] or found[0] == Run.Status.SUCCEEDED:
+        if found[0][2] or found[0][1] == Run.Status.SUCCEEDED:
             counted_at = now

@@ -53,15 +53,17 @@ def await_news(runs, seconds):
     if not waiting or seconds <= 0:
         return False
     deadline = time.monotonic() + seconds
-
-    def now():
-        return list(Run.objects.filter(pk__in=waiting).order_by("pk").annotate(
-            counted=ExpressionWrapper(Q(summary__isnull=False), output_field=BooleanField())).values_list(
-            "pk", "status", "counted"))
-
-    before = now()
+    before = where_they_are(waiting)
     while time.monotonic() < deadline:
         time.sleep(min(NEWS_CHECK_SECONDS, max(0.0, deadline - time.monotonic())))
-        if now() != before:
+        if where_they_are(waiting) != before:
             return True
     return False
+
+
+def where_they_are(pks):
+    """[(pk, status, whether its counts are stored)] of these runs that exist, by pk: what a page showing them
+    waits on (one indexed query, no result or text read)."""
+    return list(Run.objects.filter(pk__in=pks).order_by("pk").annotate(
+        counted=ExpressionWrapper(Q(summary__isnull=False), output_field=BooleanField())).values_list(
+        "pk", "status", "counted"))
