@@ -89,6 +89,8 @@ class ColumnarFramework:
         self._no_flags = np.zeros(1, bool)
         self._no_constraint: tuple | None = None
         self._all_pass: np.ndarray | None = None
+        # per pod template (the identities of the pod fields the template plugins read): its _Template
+        self._templates: dict[tuple, tuple[tuple, _Template]] = {}
 
     def _columnar(self, ref_plugin):
         return self.plugins.get(ref_plugin.NAME, ref_plugin)
@@ -165,7 +167,58 @@ class ColumnarFramework:
 
     # --- PreFilter / Filter ----------------------------------------------------------
     def run_pre_filter_plugins(self, state: CycleState, pod: Pod):
+        """RunPreFilterPlugins. The template plugins' part is replayed (_Template): what they wrote, and which of
+        them skipped, goes into the state, and only the others run. Should one of those do anything but succeed
+        or skip for every node, the whole list runs again in order, as upstream runs it."""
+        t = self._template(pod)
+        replay = t.pre_filter
+        if replay is False:
+            replay = t.pre_filter = self._replay_pre_filter(pod)
+        if replay is not None:
+            writes, skipped, others = replay
+            state._data.update(writes)
+            result, st, with_nodes = run_pre_filter(others, state, pod, self.ctx.node_infos)
+            if st.is_success() and (result is None or result.all_nodes()):
+                if skipped:
+                    state.skip_filter_plugins |= skipped
+                return result, st, with_nodes
         return run_pre_filter(self.pre_filter_plugins, state, pod, self.ctx.node_infos)
+
+    def _template(self, pod: Pod) -> "_Template":
+        """The pod's _Template, keyed by the identity of the fields the template plugins read (the loader shares
+        them among a workload's pods; the entry keeps them alive, so an id names that object only)."""
+        parts = (pod.node_selector, pod.affinity, pod.requests, pod.containers, pod.init_containers,
+                 pod.overhead, pod.tolerations, pod.volumes)
+        key = (id(parts[0]), id(parts[1]), id(parts[2]), id(parts[3]), id(parts[4]), id(parts[5]),
+               id(parts[6]), id(parts[7]))
+        hit = self._templates.get(key)
+        if hit is None:
+            if len(self._templates) > 4096:
+                self._templates.clear()
+            hit = self._templates[key] = (parts, _Template())
+        return hit[1]
+
+    def _replay_pre_filter(self, pod: Pod):
+        """(what the template PreFilter plugins write, the names of those that skip, the other PreFilter plugins
+        in order), from one run on a scratch state; None when a template plugin does anything else (narrows the
+        nodes, rejects) or a plugin is of a kind not sorted here: every cycle then runs the whole list."""
+        if pod.volumes:
+            return None
+        scratch = CycleState()
+        skipped, others = set(), []
+        for pl in self.pre_filter_plugins:
+            kind = type(pl)
+            if kind in _PER_CYCLE:
+                others.append(pl)
+                continue
+            if kind not in _TEMPLATE_PRE_FILTER:
+                return None
+            r, st = pl.pre_filter(scratch, pod, self.ctx.node_infos)
+            if st is not None and st.is_skip():
+                skipped.add(pl.NAME)
+            elif (st is not None and not st.is_success()) or (r is not None and not r.all_nodes()):
+                return None
+        return dict(scratch._data), frozenset(skipped), others
 
     def run_filters(self, state: CycleState, pod: Pod) -> "FilterResult":
         """Every Filter plugin not skipped by its PreFilter, over all nodes."""
@@ -186,22 +239,20 @@ class ColumnarFramework:
         score arrays, raw score arrays or ints). Raises ScoreError as RunScorePlugins
         fails. ``totals_only``: the per-plugin arrays are not wanted (None when they were
         not made: the usual plugins' totals come from one compiled loop)."""
-        skip: set[str] = set()
-        for pl in self.pre_score_plugins:
-            st = pl.pre_score(state, pod, idx)
-            if st is None or st.is_success():
-                continue
-            if st.is_skip():
-                skip.add(pl.NAME)
-                continue
-            state.skip_score_plugins = skip
-            raise ScoreError(_wrap(st, f'running PreScore plugin "{pl.NAME}"', pl.NAME))
-        state.skip_score_plugins = skip
-        plugins = [pl for pl in self.score_plugins if pl.NAME not in skip]
+        skip, t = self._run_pre_score(state, pod, idx)
+        plugins = None
         if totals_only:
-            totals = self._default_totals(state, pod, idx, plugins)
+            sums = t.sums.get(frozenset(skip), False) if t is not None else False
+            if sums is False:
+                plugins = [pl for pl in self.score_plugins if pl.NAME not in skip]
+                sums = self._sums(state, pod, plugins)
+                if t is not None:
+                    t.sums[frozenset(skip)] = sums
+            totals = self._default_totals(state, idx, sums) if sums is not None else None
             if totals is not None:
-                return totals, [pl.NAME for pl in plugins], None, None
+                return totals, list(sums[0]), None, None
+        if plugins is None:
+            plugins = [pl for pl in self.score_plugins if pl.NAME not in skip]
         weights = self.profile.weights
         total = None  # the weighted sum of the plugins' arrays, and of their constant scores:
         constant = 0  # (integers: the order of the additions changes nothing)
@@ -233,13 +284,69 @@ class ColumnarFramework:
             total += constant
         return total, [pl.NAME for pl in plugins], arrays, raws
 
-    def _default_totals(self, state: CycleState, pod: Pod, idx: np.ndarray, plugins: list
-                        ) -> np.ndarray | None:
-        """run_score's totals through kernels.default_totals, when every plugin left is
-        NodeResourcesFit, BalancedAllocation or PodTopologySpread in their compiled cases,
-        NodeAffinity, or one scoring every node alike; else None."""
-        table = self.ctx.table
-        if not kernels.available(table.n):
+    def _run_pre_score(self, state: CycleState, pod: Pod, idx: np.ndarray) -> tuple[set[str], "_Template | None"]:
+        """RunPreScorePlugins: (the plugins that skipped, the pod's _Template when it replayed). The template
+        plugins' part is replayed, as in run_pre_filter_plugins; should one of the others fail, the whole list
+        runs again in order and raises ScoreError as upstream's would."""
+        t = self._template(pod)
+        replay = t.pre_score
+        if replay is False:
+            replay = t.pre_score = self._replay_pre_score(pod, idx)
+        if replay is not None:
+            writes, skipped, others = replay
+            state._data.update(writes)
+            skip = set(skipped)
+            for pl in others:
+                st = pl.pre_score(state, pod, idx)
+                if st is None or st.is_success():
+                    continue
+                if not st.is_skip():
+                    break
+                skip.add(pl.NAME)
+            else:
+                state.skip_score_plugins = skip
+                return skip, t
+        skip = set()
+        for pl in self.pre_score_plugins:
+            st = pl.pre_score(state, pod, idx)
+            if st is None or st.is_success():
+                continue
+            if st.is_skip():
+                skip.add(pl.NAME)
+                continue
+            state.skip_score_plugins = skip
+            raise ScoreError(_wrap(st, f'running PreScore plugin "{pl.NAME}"', pl.NAME))
+        state.skip_score_plugins = skip
+        return skip, None
+
+    def _replay_pre_score(self, pod: Pod, idx: np.ndarray):
+        """_replay_pre_filter's counterpart for PreScore (a template plugin's PreScore reads no node)."""
+        if pod.volumes:
+            return None
+        scratch = CycleState()
+        skipped, others = set(), []
+        for pl in self.pre_score_plugins:
+            kind = type(pl)
+            if kind in _PER_CYCLE:
+                others.append(pl)
+                continue
+            if kind not in _TEMPLATE_PRE_SCORE:
+                return None
+            st = pl.pre_score(scratch, pod, idx)
+            if st is not None and st.is_skip():
+                skipped.add(pl.NAME)
+            elif st is not None and not st.is_success():
+                return None
+        return dict(scratch._data), frozenset(skipped), others
+
+    def _sums(self, state: CycleState, pod: Pod, plugins: list) -> tuple | None:
+        """What kernels.default_totals takes for these Score plugins other than PodTopologySpread's
+        counts: (plugin names, constant, NodeResourcesFit's and BalancedAllocation's arguments, NodeAffinity's
+        raw scores and weight, PodTopologySpread and its weight), when every plugin is NodeResourcesFit,
+        BalancedAllocation or PodTopologySpread in their compiled cases, NodeAffinity, or one scoring every node
+        alike; else None. The same for every pod of one template with the same plugins skipped (the plugins
+        other than PodTopologySpread read only the pod's template fields and fixed node data)."""
+        if not kernels.available(self.ctx.table.n):
             return None
         weights = self.profile.weights
         constant = 0
@@ -252,37 +359,45 @@ class ColumnarFramework:
             if s is None:
                 return None
             constant += s * weights.get(pl.NAME, 1)
-        fit = bal = spread = None
+        fit, bal = (0, 0, 1, 1, 0), (0, 0, 0)
+        spread, w_spread = None, 0
         na_raw, w_na = self._no_ints, 0
         for pl in summed:
             w = weights.get(pl.NAME, 1)
             kind = type(pl)
             if kind is Fit:
-                fit = pl.totals_arguments(state), w
-                if fit[0] is None:
+                found = pl.totals_arguments(state)
+                if found is None:
                     return None
+                fit = (*found, w)
             elif kind is BalancedAllocation:
-                bal = pl.totals_arguments(state), w
-                if bal[0] is None:
+                found = pl.totals_arguments(state)
+                if found is None:
                     return None
+                bal = (*found, w)
             elif kind is PodTopologySpread:
-                spread = pl.totals_arguments(state), w
-                if spread[0] is None:
-                    return None
+                spread, w_spread = pl, w
             else:
                 na_raw, w_na = pl.raw_scores(state, pod), w
-        f_cpu, f_mem, f_wc, f_wm, w_fit = (*fit[0], fit[1]) if fit else (0, 0, 1, 1, 0)
-        b_cpu, b_mem, w_bal = (*bal[0], bal[1]) if bal else (0, 0, 0)
+        return [pl.NAME for pl in plugins], constant, fit, bal, na_raw, w_na, spread, w_spread
+
+    def _default_totals(self, state: CycleState, idx: np.ndarray, sums: tuple) -> np.ndarray | None:
+        """run_score's totals through kernels.default_totals (``sums``: _sums'), None when PodTopologySpread's
+        constraints are not its compiled case."""
+        _, constant, fit, bal, na_raw, w_na, spread, w_spread = sums
+        soft, ignored = (), self._no_flags
+        if spread is not None:
+            found = spread.totals_arguments(state)
+            if found is None:
+                return None
+            soft, ignored = found
         none = (self._no_keys, self._no_ints, self._no_flags, 0.0, 0.0)
-        soft, ignored, w_spread = [], self._no_flags, 0
-        if spread:
-            (soft, ignored), w_spread = spread
         a = soft[0] if soft else none
         b = soft[1] if len(soft) > 1 else none
+        table = self.ctx.table
         return kernels.default_totals(
             idx, table.alloc_cpu, table.alloc_mem, table.nz_cpu, table.nz_mem, table.req_cpu,
-            table.req_mem, f_cpu, f_mem, f_wc, f_wm, w_fit, b_cpu, b_mem, w_bal, na_raw, w_na,
-            *a, *b, len(soft), ignored, w_spread, constant)
+            table.req_mem, *fit, *bal, na_raw, w_na, *a, *b, len(soft), ignored, w_spread, constant)
 
     # --- explanations ------------------------------------------------------------------
     def explain(self, state: CycleState, pod: Pod) -> dict:
@@ -306,6 +421,24 @@ class ColumnarFramework:
 # constant_score (a plugin keeping it never scores every node alike)
 _SUMMED = (Fit, BalancedAllocation, PodTopologySpread, NodeAffinity)
 _NO_CONSTANT = ColumnarPlugin.constant_score
+
+# _Template: the PreFilter and PreScore plugins whose outcome and writes are those of the pod's template (they read
+# only the pod fields ColumnarFramework._template keys by, and fixed node data), and those that run every cycle
+# (they read the pods bound so far). A plugin of any other kind turns the replay off.
+_TEMPLATE_PRE_FILTER = (NodeAffinity, Fit, NodePorts, VolumePlugin)
+_TEMPLATE_PRE_SCORE = (Fit, BalancedAllocation, TaintToleration, NodeAffinity, VolumePlugin)
+_PER_CYCLE = (PodTopologySpread, InterPodAffinity)
+
+
+class _Template:
+    """What one pod template's cycles share: the replays of its template PreFilter and PreScore plugins (False:
+    not made yet; None: not replayable), and _sums per set of skipped Score plugins."""
+
+    __slots__ = ("pre_filter", "pre_score", "sums")
+
+    def __init__(self) -> None:
+        self.pre_filter = self.pre_score = False
+        self.sums: dict[frozenset, tuple | None] = {}
 
 
 def _check_range(name: str, s: np.ndarray) -> None:
