@@ -91,6 +91,7 @@ class ColumnarFramework:
         self._all_pass: np.ndarray | None = None
         # per pod template (the identities of the pod fields the template plugins read): its _Template
         self._templates: dict[tuple, tuple[tuple, _Template]] = {}
+        self._last: tuple = (None, None)  # the pod _template was last asked for, and its _Template
 
     def _columnar(self, ref_plugin):
         return self.plugins.get(ref_plugin.NAME, ref_plugin)
@@ -118,6 +119,31 @@ class ColumnarFramework:
         node-static ones, NodeResourcesFit on cpu, memory and pods, PodTopologySpread with at
         most two constraints (ColumnarScheduler._walk)."""
         skip = frozenset(state.skip_filter_plugins)
+        t = self._template(pod) if not pod.node_name else None  # (NodeName's verdicts read the pod's node name)
+        fixed = t.walk.get(skip, False) if t is not None else False
+        if fixed is False:
+            fixed = self._walk_fixed(state, pod, skip)
+            if t is not None:
+                t.walk[skip] = fixed
+        if fixed is None:
+            return None
+        static_ok, q_cpu, q_mem, spread = fixed
+        cons: list = []
+        if spread is not None:
+            cons = spread.walk_constraints(state)
+            if cons is None or len(cons) > 2:
+                return None
+        table = self.ctx.table
+        if self._no_constraint is None:  # (a constraint every node passes)
+            self._no_constraint = (np.zeros(table.n, np.intp), np.zeros(1, np.int64), 0)
+        a = cons[0] if cons else self._no_constraint
+        b = cons[1] if len(cons) > 1 else self._no_constraint
+        return (static_ok, table.room_pods, table.free_cpu, table.free_mem, q_cpu, q_mem, *a, *b)
+
+    def _walk_fixed(self, state: CycleState, pod: Pod, skip: frozenset):
+        """walk_arguments' part that is the same for every pod of one template with the same Filter plugins
+        skipped: (the static filters' verdicts, the cpu and memory requested or -1, PodTopologySpread or None),
+        None when the walk does not know the Filter plugins."""
         units = self._walk_units.get(skip, False)
         if units is False:
             units = self._walk_units[skip] = self._walkable([u for u in self.filters
@@ -125,24 +151,14 @@ class ColumnarFramework:
         if units is None:
             return None
         static, fit, spread = units
-        table = self.ctx.table
         q_cpu, q_mem = -1, 0  # (no NodeResourcesFit)
         if fit is not None:
             found = fit.walk_request(state)
             if found is None:
                 return None
             q_cpu, q_mem = found
-        cons: list = []
-        if spread is not None:
-            cons = spread.walk_constraints(state)
-            if cons is None or len(cons) > 2:
-                return None
-        if self._no_constraint is None:  # (a constraint every node passes)
-            self._no_constraint = (np.zeros(table.n, np.intp), np.zeros(1, np.int64), 0)
-        a = cons[0] if cons else self._no_constraint
-        b = cons[1] if len(cons) > 1 else self._no_constraint
         static_ok = static.filter_ok(state, pod) if static is not None else self._every_node()
-        return (static_ok, table.room_pods, table.free_cpu, table.free_mem, q_cpu, q_mem, *a, *b)
+        return static_ok, q_cpu, q_mem, spread
 
     def _walkable(self, units: list):
         """(StaticFilters, Fit, PodTopologySpread), each None when absent, or None."""
@@ -187,6 +203,8 @@ class ColumnarFramework:
     def _template(self, pod: Pod) -> "_Template":
         """The pod's _Template, keyed by the identity of the fields the template plugins read (the loader shares
         them among a workload's pods; the entry keeps them alive, so an id names that object only)."""
+        if pod is self._last[0]:  # (a cycle asks up to three times; the entry keeps the pod, so it is that pod)
+            return self._last[1]
         parts = (pod.node_selector, pod.affinity, pod.requests, pod.containers, pod.init_containers,
                  pod.overhead, pod.tolerations, pod.volumes)
         key = (id(parts[0]), id(parts[1]), id(parts[2]), id(parts[3]), id(parts[4]), id(parts[5]),
@@ -196,6 +214,7 @@ class ColumnarFramework:
             if len(self._templates) > 4096:
                 self._templates.clear()
             hit = self._templates[key] = (parts, _Template())
+        self._last = (pod, hit[1])
         return hit[1]
 
     def _replay_pre_filter(self, pod: Pod):
@@ -432,13 +451,15 @@ _PER_CYCLE = (PodTopologySpread, InterPodAffinity)
 
 class _Template:
     """What one pod template's cycles share: the replays of its template PreFilter and PreScore plugins (False:
-    not made yet; None: not replayable), and _sums per set of skipped Score plugins."""
+    not made yet; None: not replayable), _sums per set of skipped Score plugins, and the fixed part of the node
+    walk's arguments."""
 
-    __slots__ = ("pre_filter", "pre_score", "sums")
+    __slots__ = ("pre_filter", "pre_score", "sums", "walk")
 
     def __init__(self) -> None:
         self.pre_filter = self.pre_score = False
         self.sums: dict[frozenset, tuple | None] = {}
+        self.walk: dict[frozenset, tuple | None] = {}  # per set of skipped Filter plugins: _walk_fixed
 
 
 def _check_range(name: str, s: np.ndarray) -> None:
