@@ -56,6 +56,9 @@ class Context:
         self._tolerated = TemplateCache()
         self._templates: dict[tuple, tuple[tuple, object]] = {}
         self._gathered: dict = {}  # gather(): per node set arrays of this cycle
+        # (the pod of this cycle, a dict its template's cycles share): set by ColumnarFramework for its plugins,
+        # whose per-template values read no more of the pod than the framework's template key holds
+        self.cycle: tuple = (None, None)
 
     def template(self, name: str, parts: tuple, compute):
         """compute(), once per distinct ``parts``: the pod fields a computation reads.

@@ -201,21 +201,25 @@ class ColumnarFramework:
         return run_pre_filter(self.pre_filter_plugins, state, pod, self.ctx.node_infos)
 
     def _template(self, pod: Pod) -> "_Template":
-        """The pod's _Template, keyed by the identity of the fields the template plugins read (the loader shares
-        them among a workload's pods; the entry keeps them alive, so an id names that object only)."""
+        """The pod's _Template, keyed by the identity of the fields the template plugins and PodTopologySpread's
+        setup read (the loader shares them among a workload's pods; the entry keeps them alive, so an id names
+        that object only), and by its namespace. It is this cycle's Context.cycle from here on."""
         if pod is self._last[0]:  # (a cycle asks up to three times; the entry keeps the pod, so it is that pod)
             return self._last[1]
         parts = (pod.node_selector, pod.affinity, pod.requests, pod.containers, pod.init_containers,
-                 pod.overhead, pod.tolerations, pod.volumes)
+                 pod.overhead, pod.tolerations, pod.volumes, pod.labels, pod.topology_spread_constraints,
+                 pod.owner_references)
         key = (id(parts[0]), id(parts[1]), id(parts[2]), id(parts[3]), id(parts[4]), id(parts[5]),
-               id(parts[6]), id(parts[7]))
+               id(parts[6]), id(parts[7]), id(parts[8]), id(parts[9]), id(parts[10]), pod.namespace)
         hit = self._templates.get(key)
         if hit is None:
             if len(self._templates) > 4096:
                 self._templates.clear()
             hit = self._templates[key] = (parts, _Template())
-        self._last = (pod, hit[1])
-        return hit[1]
+        t = hit[1]
+        self._last = (pod, t)
+        self.ctx.cycle = (pod, t.plugins)
+        return t
 
     def _replay_pre_filter(self, pod: Pod):
         """(what the template PreFilter plugins write, the names of those that skip, the other PreFilter plugins
@@ -451,15 +455,16 @@ _PER_CYCLE = (PodTopologySpread, InterPodAffinity)
 
 class _Template:
     """What one pod template's cycles share: the replays of its template PreFilter and PreScore plugins (False:
-    not made yet; None: not replayable), _sums per set of skipped Score plugins, and the fixed part of the node
-    walk's arguments."""
+    not made yet; None: not replayable), _sums per set of skipped Score plugins, the fixed part of the node
+    walk's arguments, and the plugins' own values (PodTopologySpread's constraints and counters)."""
 
-    __slots__ = ("pre_filter", "pre_score", "sums", "walk")
+    __slots__ = ("pre_filter", "pre_score", "sums", "walk", "plugins")
 
     def __init__(self) -> None:
         self.pre_filter = self.pre_score = False
         self.sums: dict[frozenset, tuple | None] = {}
         self.walk: dict[frozenset, tuple | None] = {}  # per set of skipped Filter plugins: _walk_fixed
+        self.plugins: dict = {}  # the plugins' own per-template values (Context.cycle)
 
 
 def _check_range(name: str, s: np.ndarray) -> None:

@@ -161,6 +161,12 @@ class PodTopologySpread(ColumnarPlugin):
         name = self._setup_names.get((action, require_all))
         if name is None:
             name = self._setup_names[action, require_all] = self.name(f"{action}.{require_all}")
+        cycle_pod, shared = self.ctx.cycle
+        if cycle_pod is pod:  # (the framework's template key holds every field compute reads)
+            found = shared.get(name)
+            if found is None:
+                found = shared[name] = compute()
+            return found
         return self.ctx.template(
             name, (pod.topology_spread_constraints, pod.labels, pod.namespace,
                    pod.owner_references, pod.node_selector, pod.affinity, pod.tolerations),
