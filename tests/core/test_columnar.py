@@ -578,3 +578,44 @@ def test_a_best_effort_pod_is_not_scored_by_balanced_allocation_on_both_paths(ke
               for pod in ("default/best-effort", "default/requests")}
     assert all("NodeResourcesBalancedAllocation" not in p for p in scored["default/best-effort"].values())
     assert all("NodeResourcesBalancedAllocation" in p for p in scored["default/requests"].values())
+
+
+def _zoned_node(i: int, zone: str, taints=()) -> dict:
+    node = _node_of_4_cpus(i, taints)
+    node["metadata"]["labels"][ZONE] = zone
+    return node
+
+
+def _web_pod(name: str, namespace: str, node_name: str | None = None, tolerations=None) -> dict:
+    """An app=web pod spread over zones (maxSkew 1, DoNotSchedule): pods that differ only in their namespace
+    (or tolerations) are decoded into the same objects for everything else."""
+    spread = [{"maxSkew": 1, "topologyKey": ZONE, "whenUnsatisfiable": "DoNotSchedule",
+               "labelSelector": {"matchLabels": {"app": "web"}}}]
+    pod = _pod_of_priority(name, "100m", 0, labels={"app": "web"}, node_name=node_name,
+                           topologySpreadConstraints=spread, **({"tolerations": tolerations} if tolerations else {}))
+    pod["metadata"]["namespace"] = namespace
+    return pod
+
+
+SOFT = [{"key": "soft", "effect": "PreferNoSchedule"}]
+
+
+@pytest.mark.parametrize("docs, expected", [
+    pytest.param(
+        # team a has two pods in z1, team b two in z2: each team's next pod goes to the other zone of its own
+        [_zoned_node(1, "z1"), _zoned_node(2, "z1"), _zoned_node(3, "z2"), _zoned_node(4, "z2"),
+         _web_pod("a1", "a", "n1"), _web_pod("a2", "a", "n2"), _web_pod("b1", "b", "n3"), _web_pod("b2", "b", "n4"),
+         _web_pod("a3", "a"), _web_pod("b3", "b")],
+        {"a/a3": ("n3", "n4"), "b/b3": ("n1", "n2")}, id="the same spec in two namespaces counts its own pods"),
+    pytest.param(
+        # n1 has a PreferNoSchedule taint the second pod tolerates: it is the only one scored as high there
+        [_zoned_node(1, "z1", SOFT), _zoned_node(2, "z1"),
+         _web_pod("p1", "default"), _web_pod("p2", "default", tolerations=SOFT)],
+        {"default/p1": ("n2",), "default/p2": ("n1", "n2")}, id="the same spec but its tolerations"),
+])
+def test_pods_sharing_a_template_except_what_a_plugin_reads_are_scheduled_each_by_its_own(docs, expected) -> None:
+    fast, ref = both(yaml.safe_dump_all(docs), seed=0)
+    assert same(fast, ref)
+    placed = {row["pod"]: row["node"] for row in fast["pods"]}
+    for pod, nodes in expected.items():
+        assert placed[pod] in nodes, (pod, placed[pod])
