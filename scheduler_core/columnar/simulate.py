@@ -15,7 +15,7 @@ from ..framework.fit_error import FitError
 from ..framework.interface import SKIP, SUCCESS, Code
 from ..framework.runtime import Framework, run_pre_filter
 from ..framework.snapshot import Snapshot
-from ..framework.types import PodInfo, QueuedPodInfo, new_pod_info
+from ..framework.types import PodInfo, QueuedPodInfo, new_pod_info, pod_info_parse_error
 from ..k8s.types import Pod
 from ..plugins import registry as reg
 from ..plugins.defaultpreemption.default_preemption import STATE_KEY as PREEMPTION_KEY
@@ -278,8 +278,8 @@ def _scores_json(cfwk: ColumnarFramework, table, record: ColumnarRecord,
 class _AffinityFromColumns:
     """InterPodAffinity's reference PreFilter for preemption's dry runs: the state this cycle's
     PreFilter wrote (the columnar plugin asks the reference one, over the same nodes and
-    Snapshot, and nothing has changed since), else the reference PreFilter itself. The dry
-    runs change clones of it only."""
+    Snapshot, and nothing has changed since), Skip where this cycle's PreFilter skipped the
+    plugin, else the reference PreFilter itself. The dry runs change clones of it only."""
 
     NAME = InterPodAffinity.NAME
 
@@ -290,6 +290,14 @@ class _AffinityFromColumns:
         try:
             s = self.columnar_state.read(AFFINITY_STATE_KEY)
         except KeyError:
+            # the columnar PreFilter skips a pod without required terms while no bound pod has
+            # required anti-affinity, as the reference one would over the same Snapshot: asking
+            # that one again would only bring its pod counts up to every bind since it last ran
+            # (all a failed cycle's PreFilter cost, in a cluster without such pods). A pod whose
+            # terms do not parse is still left to it (its status is not a Skip).
+            skipped = self.columnar_state.skip_filter_plugins
+            if skipped and self.NAME in skipped and not pod_info_parse_error(pod):
+                return None, SKIP
             return self.ref.pre_filter(state, pod, nodes)
         state.write(AFFINITY_STATE_KEY, s)
         return None, SUCCESS
