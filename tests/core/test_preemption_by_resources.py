@@ -203,3 +203,51 @@ def test_victims_kept_with_a_node_are_chosen_again_only_under_the_same_disruptio
     assert len(result["evicted"]) >= 4 and True in asked
     allowed = [attempt["pdbs"][0]["disruptionsAllowed"] for attempt in result["preemptions"].values()]
     assert allowed[0] == 1 and 0 in allowed
+
+
+def _run_nominated(text: str, monkeypatch, use: bool) -> tuple[str, set[str]]:
+    """The simulation with the dry run told, for a node some pod of at least the preemptor's
+    priority is nominated to, its rejection without cloning it (``use``), or not (the node is then
+    tried on clones), and how the nodes were answered: "seen" (the failed cycle's status again),
+    "told" (another rejection) or "tried"."""
+    answered = set()
+    real = DefaultPreemption._rejected_with_nominated
+
+    def told(self, state, pod, node_info, potential, seen):
+        st = real(self, state, pod, node_info, potential, seen) if use else None
+        answered.add("tried" if st is None else "seen" if st is seen else "told")
+        return st
+
+    monkeypatch.setattr(DefaultPreemption, "_rejected_with_nominated", told)
+    result = simulate(load_scenario(text, filename="case.yaml"), seed=1, detail=True)
+    assert result["evicted"], "the case must preempt"
+    return json.dumps(result, sort_keys=True, default=str), answered
+
+
+def _nominated(cpu: str, app: str = "nom", nodes: int = 4) -> list[dict]:
+    return [_pod(f"nom-{n}", cpu, 2000, app=app, nominated=f"n{n}") for n in range(nodes)]
+
+
+@pytest.mark.parametrize("text, answers", [
+    pytest.param(_cluster(_full_nodes(), [_pod("web", "2", 1000, app="web")], _nominated("1")),
+                 {"tried"}, id="room beside the nominated pod: tried"),
+    pytest.param(_cluster(_full_nodes(), [_pod("web", "2", 1000, app="web")], _nominated("3")),
+                 {"told"}, id="no room beside the nominated pod: rejected by NodeResourcesFit"),
+    pytest.param(_cluster(_full_nodes(), [_pod("web", "2", 1000, app="web", extra=_spread("web"))],
+                          _nominated("1", app="web", nodes=3)),
+                 {"told", "tried"}, id="nominated pods the spread constraint counts"),
+    pytest.param(to_yaml(generate("dense-60x300", 1).objects), {"told", "tried"}, id="dense-60x300"),
+    pytest.param(to_yaml(generate("dense-40x200", 5).objects), {"seen", "told", "tried"},
+                 id="dense-40x200"),
+])
+def test_a_node_with_nominated_pods_is_rejected_without_clones_as_on_them(text, answers,
+                                                                           monkeypatch) -> None:
+    """A node where the filters would add nominated pods, whose lower-priority pods only
+    NodeResourcesFit sees: rejected with the failed cycle's status of another plugin, by the
+    nominated pods' requests, or by the filters run on the kept copy of the node without its
+    victims; tried on clones where it passes. Results and traces as when every such node is
+    tried on clones."""
+    short, answered = _run_nominated(text, monkeypatch, use=True)
+    full, _ = _run_nominated(text, monkeypatch, use=False)
+    assert short == full
+    assert answered == answers

@@ -240,6 +240,10 @@ class DefaultPreemption(Plugin):
             potential = _pods_below(node_info, pod.priority)
         if screen is None or not potential:
             return None
+        if getattr(self.handle, "fast", False):
+            here = self._nominated_here(state, pod)
+            if here is not None and node_info.name in here[1]:  # (none of the answers below holds)
+                return self._rejected_with_nominated(state, pod, node_info, potential, seen)
         if seen is not None and seen.plugin and seen.plugin != NODE_RESOURCES_FIT and \
                 seen.code != Code.Error and getattr(self.handle, "fast", False) and \
                 self._resources_only(state, pod, node_info, potential) is not None:
@@ -299,6 +303,44 @@ class DefaultPreemption(Plugin):
         if verdict[3] is not None:
             below[verdict] = st
         return st
+
+    def _rejected_with_nominated(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
+                                 potential: list[PodInfo], seen: Status | None) -> Status | None:
+        """rejected_without_victims for a node where RunFilterPluginsWithNominatedPods adds pods
+        nominated to it, when no Filter plugin but NodeResourcesFit sees the node's pods of lower
+        priority (``_resources_only``): the PreFilter extensions' RemovePod then leaves the state
+        as it is, and every other plugin's verdict, with the nominated pods and without, is the
+        one it gave in the failed cycle (``seen``), which added the same nominated pods.
+
+        So a node another plugin rejected there is rejected with that status again; one that
+        NodeResourcesFit rejected there (every plugin before it passing) is rejected by it again
+        when the nominated pods' requests leave no room either, worked out from the requests.
+        Otherwise the filters (with the nominated pods) answer as they do for the kept copy of the
+        node without those pods and the state itself, which run_filter_plugins_with_nominated_pods
+        clones only to add the nominated pods: neither the node is cloned to take its pods off nor
+        the state to take them off it. The rejection, or None where the node passes (its victims
+        are then worked out on clones) or that does not hold."""
+        fit = self._resources_only(state, pod, node_info, potential, nominated=True)
+        if fit is None:
+            return None
+        if seen is not None and seen.plugin and seen.plugin != NODE_RESOURCES_FIT and \
+                seen.code != Code.Error:
+            return seen
+        found = _node_without_below(node_info, pod.priority, potential)
+        if found is None:
+            return None
+        without = found[0]
+        if seen is not None and seen.plugin == NODE_RESOURCES_FIT and seen.code == Code.Unschedulable:
+            added = [pi for pi in self.handle.nominated_pods_for_node(node_info.name) or ()
+                     if pi.pod.priority >= pod.priority and pi.pod.key != pod.key]
+            used = without.requested.clone()
+            for pi in added:  # (as NodeInfo.add_pod_info accounts them)
+                used.add_map(pi.requests)
+            st = fit.status_of(state, without.allocatable, used, len(without.pods) + len(added))
+            if st.is_rejected():
+                return st.with_plugin(NODE_RESOURCES_FIT)
+        st = self.handle.run_filter_plugins_with_nominated_pods(state, pod, without)
+        return st if st.is_rejected() else None
 
     def _nominated_here(self, state: "CycleState", pod: Pod) -> tuple | None:
         """(the nodes some pod is nominated to, those where RunFilterPluginsWithNominatedPods would
@@ -429,15 +471,18 @@ class DefaultPreemption(Plugin):
         return known[1]
 
     def _resources_only(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
-                        potential: list[PodInfo] | None):
+                        potential: list[PodInfo] | None, nominated: bool = False):
         """The NodeResourcesFit plugin when it alone can tell a change of the potential victims
-        on node_info (see select_victims_by_resources), else None."""
+        on node_info (see select_victims_by_resources), else None; also None for a node some pod
+        is nominated to, unless ``nominated`` (the caller accounts for the nominated pods itself:
+        _rejected_with_nominated)."""
         if not potential:
             return None
-        here = self._nominated_here(state, pod)
-        if (node_info.name in here[0]) if here is not None else \
-                self.handle.nominated_pods_for_node(node_info.name):
-            return None
+        if not nominated:
+            here = self._nominated_here(state, pod)
+            if (node_info.name in here[0]) if here is not None else \
+                    self.handle.nominated_pods_for_node(node_info.name):
+                return None
         plan = self._plan
         if plan is None or plan[0] is not state or plan[1] is not pod:
             plan = self._plan = (state, pod, self._resources_only_plan(state, pod))
