@@ -142,6 +142,11 @@ class DefaultPreemption(Plugin):
         self._passes: tuple | None = None
         self._pdbs: tuple | None = None  # (a dry run's PDB list, what of it decides the victims)
         self._request: tuple | None = None  # (a dry run's state, _request_key's answer)
+        # (state, pod, the handle's filter_status_without_pods, whether it is fast, _nominated_here's)
+        # of the last dry run: rejected_without_victims is asked of each node a dry run passes
+        self._walk: tuple | None = None
+        # (state, pod, _fit_first's, the key of its verdicts kept with a node) of the last dry run
+        self._verdict: tuple | None = None
 
     def post_filter(self, state: "CycleState", pod: Pod, diagnosis: Diagnosis
                     ) -> tuple[PostFilterResult | None, Status]:
@@ -234,29 +239,39 @@ class DefaultPreemption(Plugin):
         the node (None: they let it through). When NodeResourcesFit rejected it there and lets it
         through without those pods, and none but NodeResourcesFit can see them, the plugins after
         it answer as they did: the node is rejected with their status, or tried."""
-        screen = getattr(self.handle, "filter_status_without_pods", None)
-        potential = node_info.below.get(pod.priority) if node_info.below is not None else None
+        walk = self._walk
+        if walk is None or walk[0] is not state or walk[1] is not pod:  # (once per dry run)
+            fast = getattr(self.handle, "fast", False)
+            walk = self._walk = (state, pod, getattr(self.handle, "filter_status_without_pods", None),
+                                 fast, self._nominated_here(state, pod) if fast else None)
+        _, _, screen, fast, here = walk
+        below = node_info.below
+        potential = below.get(pod.priority) if below is not None else None
         if potential is None and screen is not None:  # (the node's pods changed since it was tried)
             potential = _pods_below(node_info, pod.priority)
         if screen is None or not potential:
             return None
-        if getattr(self.handle, "fast", False):
-            here = self._nominated_here(state, pod)
-            if here is not None and node_info.name in here[1]:  # (none of the answers below holds)
+        # whether some pod is nominated to the node, and one would be added to it (None: not known,
+        # each helper then asks the handle)
+        nominated = adds = None
+        if here is not None:
+            name = node_info.name
+            if name in here[1]:  # (none of the answers below holds)
                 return self._rejected_with_nominated(state, pod, node_info, potential, seen)
+            nominated, adds = name in here[0], False
         if seen is not None and seen.plugin and seen.plugin != NODE_RESOURCES_FIT and \
-                seen.code != Code.Error and getattr(self.handle, "fast", False) and \
-                self._resources_only(state, pod, node_info, potential) is not None:
+                seen.code != Code.Error and fast and \
+                self._resources_only(state, pod, node_info, potential, nominated) is not None:
             return seen
         passed = 0  # the Filter plugins known to pass the node without potential (the first ones)
         if seen is not None and seen.plugin == NODE_RESOURCES_FIT and seen.code == Code.Unschedulable \
-                and getattr(self.handle, "fast", False):
-            st = self._rejected_by_fit(state, pod, node_info, potential)
+                and fast:
+            st = self._rejected_by_fit(state, pod, node_info, potential, adds)
             if st is not None:
                 if st.code:
                     return st
                 if after_fit is not None and \
-                        self._resources_only(state, pod, node_info, potential) is not None:
+                        self._resources_only(state, pod, node_info, potential, nominated) is not None:
                     st = after_fit()
                     if st is None:  # (every plugin passes the node without them: told to the try)
                         self._passes = (state, pod, node_info)
@@ -270,7 +285,7 @@ class DefaultPreemption(Plugin):
         return st if st is not None and st.code != Code.Error else None
 
     def _rejected_by_fit(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
-                         potential: list[PodInfo]) -> Status | None:
+                         potential: list[PodInfo], adds: bool | None = None) -> Status | None:
         """rejected_without_victims for a node NodeResourcesFit rejected in the failed cycle (so
         every Filter plugin before it passed), when each of those reads the node alone or its
         host ports (taking pods off frees ports only) and no nominated pod would be added to it:
@@ -278,16 +293,23 @@ class DefaultPreemption(Plugin):
         less theirs (kept with the node until its pods change) instead of a NodeInfo without them
         run through the filters. None where that does not hold (the caller then asks the filters),
         and SUCCESS where NodeResourcesFit would let the node through: every Filter plugin up to it
-        then passes the node without potential (the caller asks only those after it)."""
-        fit = self._fit_first(state, pod)
-        if fit is None or node_info.below is None:
-            return None
-        here = self._nominated_here(state, pod)
-        if (node_info.name in here[1]) if here is not None else \
-                self.handle.adds_nominated_pods(pod, node_info.name):
-            return None
+        then passes the node without potential (the caller asks only those after it). ``adds``:
+        whether a nominated pod would be added to the node, when the caller has looked it up."""
+        known = self._verdict
+        if known is None or known[0] is not state or known[1] is not pod:  # (once per dry run)
+            fit = self._fit_first(state, pod)
+            known = self._verdict = (state, pod, fit, None if fit is None else (
+                _FIT, id(fit), pod.priority, self._request_key(state)))  # (kept with the node's pods)
+        _, _, fit, verdict = known
         below = node_info.below
-        verdict = (_FIT, id(fit), pod.priority, self._request_key(state))  # (kept with the node's pods)
+        if fit is None or below is None:
+            return None
+        if adds is None:
+            here = self._nominated_here(state, pod)
+            adds = (node_info.name in here[1]) if here is not None else \
+                self.handle.adds_nominated_pods(pod, node_info.name)
+        if adds:
+            return None
         if verdict[3] is not None and verdict in below:
             return below[verdict]
         key = (_USED, pod.priority)
@@ -320,7 +342,7 @@ class DefaultPreemption(Plugin):
         clones only to add the nominated pods: neither the node is cloned to take its pods off nor
         the state to take them off it. The rejection, or None where the node passes (its victims
         are then worked out on clones) or that does not hold."""
-        fit = self._resources_only(state, pod, node_info, potential, nominated=True)
+        fit = self._resources_only(state, pod, node_info, potential, nominated=False)
         if fit is None:
             return None
         if seen is not None and seen.plugin and seen.plugin != NODE_RESOURCES_FIT and \
@@ -471,18 +493,19 @@ class DefaultPreemption(Plugin):
         return known[1]
 
     def _resources_only(self, state: "CycleState", pod: Pod, node_info: NodeInfo,
-                        potential: list[PodInfo] | None, nominated: bool = False):
+                        potential: list[PodInfo] | None, nominated: bool | None = None):
         """The NodeResourcesFit plugin when it alone can tell a change of the potential victims
         on node_info (see select_victims_by_resources), else None; also None for a node some pod
-        is nominated to, unless ``nominated`` (the caller accounts for the nominated pods itself:
-        _rejected_with_nominated)."""
+        is nominated to. ``nominated``: whether one is, when the caller has looked it up (False
+        also where the caller accounts for the nominated pods itself)."""
         if not potential:
             return None
-        if not nominated:
+        if nominated is None:
             here = self._nominated_here(state, pod)
-            if (node_info.name in here[0]) if here is not None else \
-                    self.handle.nominated_pods_for_node(node_info.name):
-                return None
+            nominated = (node_info.name in here[0]) if here is not None else \
+                bool(self.handle.nominated_pods_for_node(node_info.name))
+        if nominated:
+            return None
         plan = self._plan
         if plan is None or plan[0] is not state or plan[1] is not pod:
             plan = self._plan = (state, pod, self._resources_only_plan(state, pod))
