@@ -225,18 +225,24 @@ class ColumnarFramework:
         """(what the template PreFilter plugins write, the names of those that skip, the other PreFilter plugins
         in order), from one run on a scratch state; None when a template plugin does anything else (narrows the
         nodes, rejects) or a plugin is of a kind not sorted here: every cycle then runs the whole list."""
+        return self._replay(pod, self.pre_filter_plugins, _TEMPLATE_PRE_FILTER,
+                            lambda pl, scratch: pl.pre_filter(scratch, pod, self.ctx.node_infos))
+
+    def _replay(self, pod: Pod, plugins: list, template_kinds: tuple, run):
+        """_replay_pre_filter's and _replay_pre_score's run: ``run(plugin, scratch state)`` gives a template
+        plugin's (PreFilterResult or None, status)."""
         if pod.volumes:
             return None
         scratch = CycleState()
         skipped, others = set(), []
-        for pl in self.pre_filter_plugins:
+        for pl in plugins:
             kind = type(pl)
             if kind in _PER_CYCLE:
                 others.append(pl)
                 continue
-            if kind not in _TEMPLATE_PRE_FILTER:
+            if kind not in template_kinds:
                 return None
-            r, st = pl.pre_filter(scratch, pod, self.ctx.node_infos)
+            r, st = run(pl, scratch)
             if st is not None and st.is_skip():
                 skipped.add(pl.NAME)
             elif (st is not None and not st.is_success()) or (r is not None and not r.all_nodes()):
@@ -344,23 +350,8 @@ class ColumnarFramework:
 
     def _replay_pre_score(self, pod: Pod, idx: np.ndarray):
         """_replay_pre_filter's counterpart for PreScore (a template plugin's PreScore reads no node)."""
-        if pod.volumes:
-            return None
-        scratch = CycleState()
-        skipped, others = set(), []
-        for pl in self.pre_score_plugins:
-            kind = type(pl)
-            if kind in _PER_CYCLE:
-                others.append(pl)
-                continue
-            if kind not in _TEMPLATE_PRE_SCORE:
-                return None
-            st = pl.pre_score(scratch, pod, idx)
-            if st is not None and st.is_skip():
-                skipped.add(pl.NAME)
-            elif st is not None and not st.is_success():
-                return None
-        return dict(scratch._data), frozenset(skipped), others
+        return self._replay(pod, self.pre_score_plugins, _TEMPLATE_PRE_SCORE,
+                            lambda pl, scratch: (None, pl.pre_score(scratch, pod, idx)))
 
     def _sums(self, state: CycleState, pod: Pod, plugins: list) -> tuple | None:
         """What kernels.default_totals takes for these Score plugins other than PodTopologySpread's
