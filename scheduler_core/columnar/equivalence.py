@@ -31,7 +31,7 @@ from ..plugins.defaultpreemption.preemption import PreemptionTrace, WalkAgain, w
 # what a pod is apart from its identity (queue order reads the last two, no plugin does),
 # its containers apart from their images: only ImageLocality reads those, to score feasible
 # nodes, and a failed cycle has none
-_IDENTITY = frozenset({"name", "uid", "creation_timestamp", "start_time", "file_index"})
+_IDENTITY = frozenset({"name", "key", "uid", "creation_timestamp", "start_time", "file_index"})
 _FIELDS = tuple(f for f in Pod.__slots__ if f not in _IDENTITY | {"containers", "init_containers"})
 _fields = attrgetter(*_FIELDS)
 

@@ -234,14 +234,16 @@ class Pod:
     # status.conditions: the reason of the first DisruptionTarget condition when it is True
     disruption_target_reason: str = ""
     volumes: tuple = ()  # spec.volumes as k8s.storage.Volume values
+    # namespace/name, the identity used everywhere in the output: worked out once, as the pod is made (a scheduling
+    # cycle asks for it a dozen times; formatted each time, it was 2% of a run)
+    key: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def key(self) -> str:
-        """namespace/name, the identity used everywhere in the output."""
-        return f"{self.namespace}/{self.name}"
+    def __post_init__(self) -> None:
+        _set_key(self, f"{self.namespace}/{self.name}")
 
 
 _POD_FIELDS = tuple(Pod.__slots__)
+_set_key = Pod.__dict__["key"].__set__
 
 
 def _pod_copier():
@@ -264,6 +266,8 @@ def replace_pod(pod: Pod, **changes) -> Pod:
     new = _copy_pod(pod)
     for name, value in changes.items():
         _POD_SETTERS[name](new, value)
+    if "name" in changes or "namespace" in changes:
+        _set_key(new, f"{new.namespace}/{new.name}")
     return new
 
 

@@ -1,6 +1,8 @@
 """Queue order (PrioritySort) and the unschedulable pool's re-queueing."""
 from __future__ import annotations
 
+import dataclasses
+
 from scheduler_core.framework.types import QueuedPodInfo, new_pod_info
 from scheduler_core.plugins.queuesort import PrioritySort
 import pytest
@@ -11,8 +13,7 @@ from tests.core.wrappers import make_pod
 
 def qpi(name: str, priority: int = 0, created: float = 0.0, index: int = 0) -> QueuedPodInfo:
     pod = make_pod(name).priority(priority).created(created).obj()
-    pod = type(pod)(**{**{f: getattr(pod, f) for f in pod.__dataclass_fields__},
-                       "file_index": index})
+    pod = dataclasses.replace(pod, file_index=index)
     return QueuedPodInfo(new_pod_info(pod), timestamp=created)
 
 
@@ -81,7 +82,7 @@ def test_backoff_order_shorter_backoff_then_priority_then_failure_order() -> Non
 
 def _pooled(name: str, index: int, plugins: set[str], labels: dict, spread_on: str) -> QueuedPodInfo:
     pod = make_pod(name).labels(labels).spread(1, "zone", "DoNotSchedule", {"app": spread_on}).obj()
-    pod = type(pod)(**{**{f: getattr(pod, f) for f in pod.__dataclass_fields__}, "file_index": index})
+    pod = dataclasses.replace(pod, file_index=index)
     q = QueuedPodInfo(new_pod_info(pod))
     q.unschedulable_plugins = plugins
     return q
