@@ -20,6 +20,7 @@ entries differs, which nothing reads); ``tests/core/test_fast_path.py`` compares
 from __future__ import annotations
 
 import operator
+from collections import Counter
 from typing import Hashable, Mapping, Sequence
 
 import numpy as np
@@ -34,6 +35,9 @@ from .scoring import PreScoreState
 # per labels object and namespace: the pod class key (the loader shares one labels mapping
 # among a workload's pods, so most pods find their key without building a frozenset)
 _CLASS_KEYS: IdentityMemo[Hashable] = IdentityMemo()
+
+
+_LABELS, _NAMESPACE = operator.attrgetter("pod.labels"), operator.attrgetter("pod.namespace")
 
 
 def _class_key(pod: Pod) -> Hashable:
@@ -197,6 +201,13 @@ class PodCounts:
     def _contribution_of(self, pods: Sequence[PodInfo], with_affinity: Sequence[PodInfo]) -> dict:
         out: dict = {}
         known = self._class_of_labels
+        if len(pods) > 1:  # (a node's pods, most of whose labels objects are known: counted by them, in C)
+            by_labels = Counter(zip(map(id, map(_LABELS, pods)), map(_NAMESPACE, pods)))
+            hits = [known.get(lid) for lid, _ in by_labels]
+            if all(hit is not None and hit[1] == ns for hit, (_, ns) in zip(hits, by_labels)):
+                for hit, n in zip(hits, by_labels.values()):  # (in the order the pods first have each)
+                    out[hit[2]] = out.get(hit[2], 0) + n  # (an entry keeps its labels alive: their id is theirs)
+                pods = ()
         for pi in pods:
             pod = pi.pod
             hit = known.get(id(pod.labels))
