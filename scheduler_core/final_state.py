@@ -127,20 +127,18 @@ def counts_json(pods: list[dict], bound: list[dict], evicted: list[str], ignored
 def pods_per_domain_json(node_infos: Iterable[NodeInfo]) -> dict[str, dict]:
     """label key -> {"domains": value -> pods on the nodes with that value (zero included),
     "withoutLabel": pods on nodes without the key}, for every label key of the nodes."""
-    infos = list(node_infos)
-    keys = sorted({k for ni in infos for k in ni.node.labels})
-    out = {}
-    for key in keys:
-        domains: dict[str, int] = {}
-        without = 0
-        for ni in infos:
-            value = ni.node.labels.get(key)
-            if value is None:
-                without += len(ni.pods)
-            else:
-                domains[value] = domains.get(value, 0) + len(ni.pods)
-        out[key] = {"domains": dict(sorted(domains.items())), "withoutLabel": without}
-    return out
+    by_key: dict[str, dict[str, int]] = {}  # (each node's labels read once, not once per key)
+    total = 0
+    for ni in node_infos:
+        n = len(ni.pods)
+        total += n
+        for key, value in ni.node.labels.items():
+            domains = by_key.get(key)
+            if domains is None:
+                domains = by_key[key] = {}
+            domains[value] = domains.get(value, 0) + n
+    return {key: {"domains": dict(sorted(domains.items())), "withoutLabel": total - sum(domains.values())}
+            for key, domains in sorted(by_key.items())}
 
 
 def spread_domains_json(pods: Iterable[Pod], profiles: Mapping, objects,
@@ -154,7 +152,7 @@ def spread_domains_json(pods: Iterable[Pod], profiles: Mapping, objects,
     constraints (one dict each), where the caller keeps them (the columnar simulation's
     counters); None: counted here."""
     plugins: dict[str, PodTopologySpread | None] = {}
-    groups: dict[tuple, list[int]] = {}  # the loader's shared objects -> indices
+    groups: dict[tuple, list] = {}  # the loader's shared objects -> [indices, workloads, the shared workload]
     counted: dict[tuple, list[int]] = {}  # what counting depends on -> indices
     entries: dict[tuple, int] = {}
     out: list[dict] = []
@@ -168,16 +166,21 @@ def spread_domains_json(pods: Iterable[Pod], profiles: Mapping, objects,
         key = (pod.scheduler_name, pod.namespace, id(pod.topology_spread_constraints),
                id(pod.labels), id(pod.owner_references), id(pod.affinity),
                id(pod.node_selector), id(pod.tolerations))
-        found = groups.get(key)
-        if found is None:
-            found = groups[key] = _indices(pl, pod, node_infos, counted, entries, out, matching,
-                                           domain_counts)
-        for i in found:
-            workloads = out[i]["workloads"]
-            w = workload_of(pod)
-            if w not in workloads:
-                workloads.append(w)
+        group = groups.get(key)
+        if group is None:
+            group = groups[key] = [_indices(pl, pod, node_infos, counted, entries, out, matching,
+                                            domain_counts), set(), None]
+        found, named = group[0], group[1]  # (named: the group's workloads, each added to its constraints once)
         if found:
+            w = group[2] or workload_of(pod)
+            if w != pod.name:  # (an owner's or the labels': objects the key names, so the group's pods share it)
+                group[2] = w
+            if w not in named:
+                named.add(w)
+                for i in found:
+                    workloads = out[i]["workloads"]
+                    if w not in workloads:
+                        workloads.append(w)
             by_pod[pod.key] = found
     return out, by_pod
 

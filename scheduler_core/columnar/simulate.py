@@ -190,8 +190,9 @@ class ColumnarSimulation(Simulation):
             cons, _, counters, _ = pl._setup(pod, action, True)
             if list(cons) != list(constraints):
                 return None
-            return [{col.values[v]: int(dc.cnt[v]) for v in dc.present_idx.tolist()}
-                    for _, col, dc in counters]
+            # (in the order of the domains' names, the order spread_domains_json lists them in)
+            return [dict(zip(map(col.values.__getitem__, dc.present_sorted.tolist()),
+                             dc.cnt[dc.present_sorted].tolist())) for _, col, dc in counters]
         return counts
 
     # --- explanation ---------------------------------------------------------------------
