@@ -26,19 +26,41 @@ def group_nodes(table: NodeTable, keys: Iterable[str], taints: bool = False,
                 ) -> tuple[np.ndarray, np.ndarray]:
     """(representatives, inverse): one node index per group of nodes that agree on the
     given label keys (and taints, unschedulable, or names when asked); ``inverse[i]`` is
-    node i's group. ``names`` makes every node its own group."""
+    node i's group. ``names`` makes every node its own group. Worked out once per table and
+    question (what it reads of the nodes does not change): not to be changed."""
     n = table.n
     if names or n == 0:
         return np.arange(n, dtype=np.intp), np.arange(n, dtype=np.intp)
-    cols = [table.column(k).ids.astype(np.int64) + 1 for k in sorted(set(keys))]
+    keys = tuple(sorted(set(keys)))
+    memo = table.__dict__.setdefault("_groupings", {})
+    found = memo.get((keys, taints, unschedulable))
+    if found is None:
+        found = memo[(keys, taints, unschedulable)] = _group_nodes(table, keys, taints, unschedulable)
+        for array in found:
+            array.flags.writeable = False
+    return found
+
+
+def _group_nodes(table: NodeTable, keys: tuple[str, ...], taints: bool, unschedulable: bool
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    n = table.n
+    cols = [table.column(k).ids.astype(np.int64) + 1 for k in keys]
     if taints:
         cols.append(_taint_signature(table))
     if unschedulable:
         cols.append(table.unschedulable.astype(np.int64))
     if not cols:
         return np.zeros(1, np.intp), np.zeros(n, np.intp)
-    stacked = np.stack(cols, axis=1)
-    _, first, inverse = np.unique(stacked, axis=0, return_index=True, return_inverse=True)
+    # the rows as one number each, the first column the most significant: sorted as np.unique(axis=0) sorts the
+    # rows (its row-wise unique took 2 ms a call at 5,000 nodes), where the numbers fit
+    sizes = [int(c.max()) + 1 for c in cols]
+    if all(c.min() >= 0 for c in cols) and np.prod(np.array(sizes, dtype=object)) < 2 ** 62:
+        code = np.zeros(n, np.int64)
+        for c, size in zip(cols, sizes):
+            code = code * size + c
+        _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
+    else:
+        _, first, inverse = np.unique(np.stack(cols, axis=1), axis=0, return_index=True, return_inverse=True)
     return first.astype(np.intp), inverse.reshape(-1).astype(np.intp)
 
 
