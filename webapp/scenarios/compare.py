@@ -1,5 +1,7 @@
 """Comparing two engine results: pure functions over their JSON. Every count is the engine's."""
 import base64
+from collections import Counter
+from itertools import chain
 
 import numpy as np
 
@@ -51,15 +53,22 @@ def topology_keys(*results):
     return sorted(keys)
 
 
-def domain_counts(result, key):
+def _key_counts(result):
+    """(how many nodes the result has, {label key: how many of them have it})."""
+    labels = node_labels(result)
+    return len(labels), Counter(chain.from_iterable(l or {} for l in labels.values()))
+
+
+def domain_counts(result, key, key_counts=None):
     """{domain: pods on its nodes at the end of the run}, as the engine counted them ("podsPerDomain"); pods on
-    nodes without the label are under '(none)' when there are such nodes. {} for a result stored before."""
+    nodes without the label are under '(none)' when there are such nodes. {} for a result stored before.
+    ``key_counts``: _key_counts(result), when the caller asks for several keys."""
     found = ((result or {}).get("podsPerDomain") or {}).get(key)
     if found is None:
         return {}
     out = dict(found.get("domains") or {})
-    labels = node_labels(result)
-    if any(key not in (l or {}) for l in labels.values()):
+    nodes, having = key_counts or _key_counts(result)
+    if having[key] < nodes:
         out[NO_LABEL] = found.get("withoutLabel", 0)
     return out
 
@@ -78,6 +87,7 @@ def final_facts(result):
     "keys" (topology_keys), "domains" ({key: domain_counts} of each key the engine counted pods per domain of),
     "skew" (max_skew)."""
     states = final_states(result)
+    key_counts = _key_counts(result)  # (the nodes' labels read once)
     pods = sorted(states)
     nodes = sorted({node for node, _ in states.values() if node})
     index = {node: i for i, node in enumerate(nodes)}
@@ -88,8 +98,8 @@ def final_facts(result):
         "at": base64.b64encode(at.tobytes()).decode(),
         "evicted": [pod for pod in pods if states[pod][1]],
         "counts": counts(result),
-        "keys": topology_keys(result),
-        "domains": {k: domain_counts(result, k) for k in sorted((result or {}).get("podsPerDomain") or {})},
+        "keys": sorted(key_counts[1]),
+        "domains": {k: domain_counts(result, k, key_counts) for k in sorted((result or {}).get("podsPerDomain") or {})},
         "skew": max_skew(result),
     }
 
