@@ -313,3 +313,31 @@ def test_pods_sharing_their_labels_are_scored_by_their_own_preferred_pod_affinit
         r = simulate(scenario, detail=False, fast=fast)
         assert {p["pod"]: p["node"] for p in r["pods"]} == {
             "default/near-db": "n1", "default/near-cache": "n2"}, fast
+
+
+@pytest.mark.parametrize("first_on_node", ["data", "shop"])
+def test_pods_of_two_namespaces_sharing_a_labels_object_are_counted_by_their_own_namespace(first_on_node) -> None:
+    """InterPodAffinity counts a node's bound pods by (labels object, namespace) once it has seen each pair. One
+    labels object shared by pods of two namespaces (as the loader shares equal labels) must still count each pod
+    in its own namespace: a shop pod that requires a shop web pod in its zone goes to the zone of the shop web pod,
+    never to the zone where only the data web pod runs, whichever of the two the nodes hold first."""
+    zone = "topology.kubernetes.io/zone"
+    nodes = tuple(make_node(f"n{i}").zone(f"z{i}").capacity(cpu=8000, pods=20).obj() for i in (1, 2, 3))
+    web = make_pod("web").label("app", "web").req(cpu=100).obj()
+    filler = make_pod("filler").label("app", "filler").req(cpu=100).obj()
+    other = "shop" if first_on_node == "data" else "data"
+    running = (  # (n2's pods have labels objects n1's have, each in the other namespace)
+        replace_pod(web, name="web-a", namespace=first_on_node, node_name="n1"),
+        replace_pod(filler, name="filler-a", namespace=first_on_node, node_name="n1"),
+        replace_pod(web, name="web-b", namespace=other, node_name="n2"),
+        replace_pod(filler, name="filler-b", namespace=other, node_name="n2"),
+        replace_pod(filler, name="filler-c", namespace="shop", node_name="n3"),
+    )
+    assert running[0].labels is running[2].labels and running[1].labels is running[3].labels
+    client = make_pod("client").namespace("shop").label("app", "client").req(cpu=100) \
+        .pod_affinity(zone, selector({"app": "web"})).obj()
+    want = "n1" if first_on_node == "shop" else "n2"
+    scenario = Scenario(nodes=nodes, pods=(*running, client))
+    for fast in (True, False):
+        r = simulate(scenario, detail=False, fast=fast)
+        assert {p["pod"]: p["node"] for p in r["pods"]} == {"shop/client": want}, fast

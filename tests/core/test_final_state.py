@@ -138,6 +138,25 @@ def test_pods_sharing_their_labels_and_owner_objects_get_their_own_workload(labe
         {"cpu": 100}, {"cpu": 250, "memory": 64}]
 
 
+@pytest.mark.parametrize("labels,owner,want", [
+    ({"tier": "web"}, None, ["c", "d"]),
+    ({"app": "x"}, None, ["app=x"]),
+    ({"tier": "web"}, ("ReplicaSet", "rs"), ["ReplicaSet/rs"]),
+], ids=["pods without owner or app label each name their constraint's workload",
+        "pods without owner name their app label's workload once",
+        "pods of one owner name its workload once"])
+def test_a_spread_constraint_lists_the_workloads_of_the_pods_sharing_it(labels, owner, want) -> None:
+    """Pending pods sharing one labels mapping, owner references and spread constraints (as the loader shares
+    them) are one group for the final spread domains: the constraint still lists each workload they belong to."""
+    first = make_pod("c").labels(labels).spread(1, ZONE, "DoNotSchedule", labels)
+    first = (first.owner(*owner) if owner else first).req(cpu=100).obj()
+    second = replace_pod(first, name="d")
+    assert second.topology_spread_constraints is first.topology_spread_constraints
+    r = run_both(Scenario(nodes=tuple(zones(0, 0)), pods=(first, second)))
+    [entry] = r["spreadDomains"]
+    assert entry["workloads"] == want
+
+
 def test_bound_pods_end_on_their_node_or_evicted_by_a_named_preemptor() -> None:
     nodes = [make_node("n1").capacity(cpu=1000, pods=110).obj()]
     pods = [make_pod("stays").req(cpu=100).node("n1").priority(10).obj(),
