@@ -193,6 +193,9 @@ class ColumnarScheduler:
         self._all = np.arange(ctx.table.n, dtype=np.intp)
         self._nominated_version = -1
         self._nominated: dict[int, tuple[np.ndarray, list[list[PodInfo]]]] = {}
+        # (the nodes _nominated_of gave, a template's static verdicts) ids -> (them, whether one of those nodes
+        # passes the static filters); emptied with _nominated
+        self._static_nominated: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, bool]] = {}
         self._to_find: dict[ColumnarFramework, int] = {}  # numFeasibleNodesToFind of all nodes
 
     def schedule_pod(self, fwk: ColumnarFramework, state: CycleState, pod: Pod,
@@ -285,7 +288,7 @@ class ColumnarScheduler:
         if args is None:
             return None
         nodes = self._nominated_of(pod)[0]
-        if len(nodes) and kernels.feasible_at(nodes, *args):
+        if len(nodes) and self._statically_open(nodes, args[0]) and kernels.feasible_at(nodes, *args):
             return None
         n = table.n
         to_find = self._to_find.get(fwk)
@@ -297,6 +300,16 @@ class ColumnarScheduler:
         if len(found) == 0:
             return None
         return found, seen, start
+
+    def _statically_open(self, nodes: np.ndarray, static_ok: np.ndarray) -> bool:
+        """Whether one of the nodes holding nominated pods passes the static filters (static_ok, a template's):
+        feasible_at's verdict is false on any other node, whatever the pods on it. Once per nominations and
+        template (for most pods, the nominated pods wait on nodes they cannot use: tainted, or another pool)."""
+        key = (id(nodes), id(static_ok))
+        found = self._static_nominated.get(key)
+        if found is None or found[0] is not nodes or found[1] is not static_ok:
+            found = self._static_nominated[key] = (nodes, static_ok, bool(static_ok[nodes].any()))
+        return found[2]
 
     def _walked(self, fwk: ColumnarFramework, state: CycleState, pod: Pod, record: ColumnarRecord,
                 feasible: np.ndarray, seen: int, start: int) -> ScheduleResult:
@@ -414,7 +427,7 @@ class ColumnarScheduler:
         nominated itself); the same for every pod of one priority meanwhile."""
         version = self.nominator.version
         if self._nominated_version != version:
-            self._nominated_version, self._nominated = version, {}
+            self._nominated_version, self._nominated, self._static_nominated = version, {}, {}
         own = bool(self.nominator.node_of(pod))
         key = (version, pod.priority)
         found = None if own else self._nominated.get(pod.priority)
