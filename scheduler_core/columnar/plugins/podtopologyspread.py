@@ -151,26 +151,30 @@ class PodTopologySpread(ColumnarPlugin):
 
     def _setup(self, pod: Pod, action: str, require_all: bool | None = None) -> tuple:
         """(constraints, keys, [(matcher, column, counter)], self matches) of the pod for
-        action, once per pod object."""
-        def compute():
-            cons = self.constraints(pod, action)
-            keys = tuple(c.topology_key for c in cons)
-            req = True if require_all is None else require_all
-            return (cons, keys, [self._counter(pod, c, keys, req) for c in cons],
-                    [1 if c.selector.matches(pod.labels) else 0 for c in cons])
+        action, once per pod object. (No closure here: its cells were made at every call, twice a cycle.)"""
         name = self._setup_names.get((action, require_all))
         if name is None:
             name = self._setup_names[action, require_all] = self.name(f"{action}.{require_all}")
         cycle_pod, shared = self.ctx.cycle
-        if cycle_pod is pod:  # (the framework's template key holds every field compute reads)
+        if cycle_pod is pod:  # (the framework's template key holds every field _compute_setup reads)
             found = shared.get(name)
             if found is None:
-                found = shared[name] = compute()
+                found = shared[name] = self._compute_setup(pod, action, require_all)
             return found
+        return self._setup_by_template(pod, action, require_all, name)
+
+    def _setup_by_template(self, pod: Pod, action: str, require_all: bool | None, name: str) -> tuple:
         return self.ctx.template(
             name, (pod.topology_spread_constraints, pod.labels, pod.namespace,
                    pod.owner_references, pod.node_selector, pod.affinity, pod.tolerations),
-            compute)
+            lambda: self._compute_setup(pod, action, require_all))
+
+    def _compute_setup(self, pod: Pod, action: str, require_all: bool | None) -> tuple:
+        cons = self.constraints(pod, action)
+        keys = tuple(c.topology_key for c in cons)
+        req = True if require_all is None else require_all
+        return (cons, keys, [self._counter(pod, c, keys, req) for c in cons],
+                [1 if c.selector.matches(pod.labels) else 0 for c in cons])
 
     def _everywhere(self, keys: tuple[str, ...]) -> bool:
         """Whether every node carries every key (no scored node is ignored)."""
