@@ -26,6 +26,7 @@ class ImageLocality(ColumnarPlugin):
         self._by_image: dict[str, np.ndarray] = {}
         self._by_pod = TemplateCache()
         self._holders: dict[str, list[tuple[int, object]]] | None = None
+        self._score_name: str | None = None
 
     def _image(self, name: str) -> np.ndarray:
         arr = self._by_image.get(name)
@@ -55,13 +56,27 @@ class ImageLocality(ColumnarPlugin):
         return MAX_NODE_SCORE * (clamped - il.MIN_THRESHOLD) // span
 
     def _template(self, pod: Pod) -> tuple[np.ndarray, int | None]:
-        """(score per node, the score when it is the same on every node)."""
-        def compute():
-            images = tuple(c.image for c in pod.init_containers + pod.containers)
-            scores = self._by_pod.get(images, lambda: self._scores(images))
-            same = len(scores) > 0 and bool((scores == scores[0]).all())
-            return scores, int(scores[0]) if same else None
-        return self.ctx.template(self.name("score"), (pod.init_containers, pod.containers), compute)
+        """(score per node, the score when it is the same on every node). (No closure here: its cells were made
+        at every call, once a cycle.)"""
+        name = self._score_name
+        if name is None:
+            name = self._score_name = self.name("score")
+        cycle_pod, shared = self.ctx.cycle
+        if cycle_pod is pod:  # (the framework's template key holds the pod's containers and init containers)
+            found = shared.get(name)
+            if found is None:
+                found = shared[name] = self._compute(pod)
+            return found
+        return self._by_template(pod, name)
+
+    def _by_template(self, pod: Pod, name: str) -> tuple[np.ndarray, int | None]:
+        return self.ctx.template(name, (pod.init_containers, pod.containers), lambda: self._compute(pod))
+
+    def _compute(self, pod: Pod) -> tuple[np.ndarray, int | None]:
+        images = tuple(c.image for c in pod.init_containers + pod.containers)
+        scores = self._by_pod.get(images, lambda: self._scores(images))
+        same = len(scores) > 0 and bool((scores == scores[0]).all())
+        return scores, int(scores[0]) if same else None
 
     def constant_score(self, state: CycleState, pod: Pod) -> int | None:
         return self._template(pod)[1]
