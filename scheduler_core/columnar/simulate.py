@@ -164,9 +164,12 @@ class ColumnarSimulation(Simulation):
         if members is None or members[0] is not listed[0] or members[1] is not listed[1]:
             members = self._members = (listed[0], listed[1], {id(ni) for ni in listed[0]},
                                        {id(ni) for ni in listed[1]})
-        if all(bool(ni.pods_with_affinity) == (id(ni) in members[2]) and
-               bool(ni.pods_with_required_anti_affinity) == (id(ni) in members[3])
-               for ni in changed):
+        with_affinity, with_anti = members[2], members[3]
+        for ni in changed:  # (a loop, not all() over a generator: one node changed a cycle, as a rule)
+            if bool(ni.pods_with_affinity) != (id(ni) in with_affinity) or \
+                    bool(ni.pods_with_required_anti_affinity) != (id(ni) in with_anti):
+                break
+        else:
             return
         s.have_pods_with_affinity_node_info_list = [
             ni for ni in s.node_info_list if ni.pods_with_affinity]
