@@ -48,6 +48,22 @@ class ColumnarPlugin:
             found = self._names[what] = f"{self.NAME}@{id(self)}.{what}"
         return found
 
+    def per_template(self, pod: Pod, name: str, parts, compute, *args):
+        """``compute(*args)``, once per pod template: kept in the template store of the cycle when ``pod`` is its pod
+        (ColumnarFramework's template key holds every pod field these plugins read), else by ``Context.template``
+        under ``parts(pod)``, the fields compute reads. (No closure here: a function holding one makes its cells at
+        every call, and this is asked several times a cycle.)"""
+        cycle_pod, shared = self.ctx.cycle
+        if cycle_pod is pod:
+            found = shared.get(name)
+            if found is None:
+                found = shared[name] = compute(*args)
+            return found
+        return self._by_template(pod, name, parts, compute, args)
+
+    def _by_template(self, pod: Pod, name: str, parts, compute, args: tuple):
+        return self.ctx.template(name, parts(pod), lambda: compute(*args))
+
     def pre_filter(self, state: CycleState, pod: Pod, nodes: Sequence):
         return self.ref.pre_filter(state, pod, nodes)
 

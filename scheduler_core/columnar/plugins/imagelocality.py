@@ -8,6 +8,8 @@ the result is cached per pod image list.
 """
 from __future__ import annotations
 
+from operator import attrgetter
+
 import numpy as np
 
 from ...framework.cycle_state import CycleState
@@ -16,6 +18,9 @@ from ...k8s.types import Pod
 from ...plugins.imagelocality import image_locality as il
 from ..node_groups import TemplateCache
 from . import ColumnarPlugin
+
+
+_CONTAINERS = attrgetter("init_containers", "containers")  # (the pod fields its template scores read)
 
 
 class ImageLocality(ColumnarPlugin):
@@ -56,21 +61,11 @@ class ImageLocality(ColumnarPlugin):
         return MAX_NODE_SCORE * (clamped - il.MIN_THRESHOLD) // span
 
     def _template(self, pod: Pod) -> tuple[np.ndarray, int | None]:
-        """(score per node, the score when it is the same on every node). (No closure here: its cells were made
-        at every call, once a cycle.)"""
+        """(score per node, the score when it is the same on every node)."""
         name = self._score_name
         if name is None:
             name = self._score_name = self.name("score")
-        cycle_pod, shared = self.ctx.cycle
-        if cycle_pod is pod:  # (the framework's template key holds the pod's containers and init containers)
-            found = shared.get(name)
-            if found is None:
-                found = shared[name] = self._compute(pod)
-            return found
-        return self._by_template(pod, name)
-
-    def _by_template(self, pod: Pod, name: str) -> tuple[np.ndarray, int | None]:
-        return self.ctx.template(name, (pod.init_containers, pod.containers), lambda: self._compute(pod))
+        return self.per_template(pod, name, _CONTAINERS, self._compute, pod)
 
     def _compute(self, pod: Pod) -> tuple[np.ndarray, int | None]:
         images = tuple(c.image for c in pod.init_containers + pod.containers)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Sequence
 
 import numpy as np
@@ -116,6 +117,11 @@ class SoftState:
         return self
 
 
+# the pod fields _compute_setup reads
+_SETUP_READS = attrgetter("topology_spread_constraints", "labels", "namespace", "owner_references", "node_selector",
+                          "affinity", "tolerations")
+
+
 class PodTopologySpread(ColumnarPlugin):
     NAME = "PodTopologySpread"
 
@@ -151,23 +157,11 @@ class PodTopologySpread(ColumnarPlugin):
 
     def _setup(self, pod: Pod, action: str, require_all: bool | None = None) -> tuple:
         """(constraints, keys, [(matcher, column, counter)], self matches) of the pod for
-        action, once per pod object. (No closure here: its cells were made at every call, twice a cycle.)"""
+        action, once per pod template."""
         name = self._setup_names.get((action, require_all))
         if name is None:
             name = self._setup_names[action, require_all] = self.name(f"{action}.{require_all}")
-        cycle_pod, shared = self.ctx.cycle
-        if cycle_pod is pod:  # (the framework's template key holds every field _compute_setup reads)
-            found = shared.get(name)
-            if found is None:
-                found = shared[name] = self._compute_setup(pod, action, require_all)
-            return found
-        return self._setup_by_template(pod, action, require_all, name)
-
-    def _setup_by_template(self, pod: Pod, action: str, require_all: bool | None, name: str) -> tuple:
-        return self.ctx.template(
-            name, (pod.topology_spread_constraints, pod.labels, pod.namespace,
-                   pod.owner_references, pod.node_selector, pod.affinity, pod.tolerations),
-            lambda: self._compute_setup(pod, action, require_all))
+        return self.per_template(pod, name, _SETUP_READS, self._compute_setup, pod, action, require_all)
 
     def _compute_setup(self, pod: Pod, action: str, require_all: bool | None) -> tuple:
         cons = self.constraints(pod, action)
