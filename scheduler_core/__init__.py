@@ -12,9 +12,10 @@ KUBERNETES_VERSION = "v1.34"
 from .errors import ScenarioError  # noqa: E402
 from .scenario import DecodedDocuments, Scenario, load_scenario  # noqa: E402
 from .api import run_filter, run_score, simulate  # noqa: E402
+from .run_memory import RunMemory  # noqa: E402
 from .validation import validate_pod_update  # noqa: E402
 from .directive_changes import with_changed_documents, with_spread_fields  # noqa: E402
 
-__all__ = ["KUBERNETES_VERSION", "DecodedDocuments", "Scenario", "ScenarioError", "load_scenario", "run_filter",
+__all__ = ["KUBERNETES_VERSION", "DecodedDocuments", "RunMemory", "Scenario", "ScenarioError", "load_scenario", "run_filter",
            "run_score", "simulate", "validate_pod_update", "with_changed_documents",
            "with_spread_fields"]

@@ -22,12 +22,13 @@ from .simulate import simulate as _simulate
 __all__ = ["run_filter", "run_score", "simulate", "spread_constrained_pods"]
 
 
-def simulate(scenario, seed: int = 0, detail=True, fast: bool = True, progress=None) -> dict:
+def simulate(scenario, seed: int = 0, detail=True, fast: bool = True, progress=None, memory=None) -> dict:
     """Run the whole scheduling loop (see ``simulation.py``): ``detail`` True, False,
     "failed" or pod keys says which pods' latest cycles are explained; ``fast=False``
     forces the reference path; ``progress(cycles, bound, pending_at_start)`` is called
-    now and then during a long run."""
-    return _simulate(scenario, seed=seed, detail=detail, fast=fast, progress=progress)
+    now and then during a long run; ``memory`` (a RunMemory) lets a run take over the
+    cycles of the run before it that the scenario's changes cannot reach (run_memory.py)."""
+    return _simulate(scenario, seed=seed, detail=detail, fast=fast, progress=progress, memory=memory)
 
 
 def _pending_pod(scenario, pod_key: str) -> Pod:

@@ -12,10 +12,11 @@ import gc
 from .columnar.runtime import Unsupported
 from .columnar.simulate import ColumnarSimulation
 from .scenario_io import engine_frozen, something_frozen, without_cycle_collection
+from .run_memory import Diverged
 from .simulation import Simulation
 
 
-def simulate(scenario, seed: int = 0, detail=True, fast: bool = True, progress=None) -> dict:
+def simulate(scenario, seed: int = 0, detail=True, fast: bool = True, progress=None, memory=None) -> dict:
     """Run the whole scheduling loop over a Scenario; JSON-ready result. By default the
     cycles run over node arrays (``columnar/``); ``fast=False`` forces the reference path,
     every plugin node by node as upstream. Results are equal.
@@ -25,16 +26,30 @@ def simulate(scenario, seed: int = 0, detail=True, fast: bool = True, progress=N
     collection of pod keys those pods, False none.
 
     ``progress``: called now and then with (cycles so far, pods bound so far, pods pending at
-    the start), for a caller that shows a long run's progress."""
+    the start), for a caller that shows a long run's progress.
+
+    ``memory`` (run_memory.RunMemory): the run before, whose cycles this run takes over as far as
+    the scenario allows (the same result, sooner, after a quick edit); it then holds this run."""
+    try:
+        return _run(scenario, seed, detail, fast, progress, memory)
+    except Diverged:  # (a bug: the differential tests look for it) the run again, from the start
+        memory.forget()
+        return _run(scenario, seed, detail, fast, progress, memory)
+
+
+def _run(scenario, seed, detail, fast, progress, memory) -> dict:
     with _scenario_frozen() as frozen:
-        sim = _columnar(scenario, seed, detail) if fast else None
+        sim = _columnar(scenario, seed, detail, memory) if fast else None
         if sim is None:
-            sim = Simulation(scenario, seed, detail, fast)
+            sim = Simulation(scenario, seed, detail, fast, memory)
         frozen()  # (the simulation's own NodeInfos, PodInfos and node arrays as well)
         sim.enqueue_pending()
         sim.run(progress)
         with without_cycle_collection():  # (the result is JSON: no reference cycles to find in it)
-            return _frozen_too(sim.result(), frozen)
+            result = _frozen_too(sim.result(), frozen)
+    if memory is not None:
+        memory.last = sim.log
+    return result
 
 
 def _frozen_too(result: dict, frozen) -> dict:
@@ -81,9 +96,9 @@ def _scenario_frozen():
         engine_frozen(-1)
 
 
-def _columnar(scenario, seed: int, detail) -> Simulation | None:
+def _columnar(scenario, seed: int, detail, memory=None) -> Simulation | None:
     """The columnar simulation, or None for a profile it cannot run."""
     try:
-        return ColumnarSimulation(scenario, seed, detail)
+        return ColumnarSimulation(scenario, seed, detail, memory)
     except Unsupported:
         return None

@@ -29,6 +29,8 @@ from .step_counts import StepCounts, stepped_keys
 from .plugins.defaultpreemption.default_preemption import STATE_KEY as PREEMPTION_KEY
 from .plugins.defaultpreemption.explain import trace_to_json
 from .plugins.volumebinding.explain import volumes_json
+from .plugins.volumerestrictions.volume_restrictions import uses_volumes
+from .run_memory import CHECKPOINT_EVERY, CycleOutcome, Diverged, RunLog
 
 PROGRESS_SECONDS = 0.5  # how often a run's progress is told, at most
 
@@ -81,7 +83,7 @@ def _image_states(infos: dict[str, NodeInfo]) -> None:
 class Simulation:
     """State of one run: the cluster, the queue, nominations, events and results."""
 
-    def __init__(self, scenario, seed: int = 0, detail=True, fast: bool = True) -> None:
+    def __init__(self, scenario, seed: int = 0, detail=True, fast: bool = True, memory=None) -> None:
         self.scenario = scenario
         self.detail = detail
         self.rng = random.Random(seed)
@@ -114,6 +116,21 @@ class Simulation:
         self.warnings = list(scenario.warnings)
         self.step_counts = StepCounts(self.node_infos,
                                       stepped_keys(scenario.pods, self.node_infos.values()))
+        # run_memory.py: this run's cycles, kept for the next run (None: not kept), and the run before it, whose
+        # first ``_alike`` cycles this one takes over
+        self.log: RunLog | None = None
+        self._before: RunLog | None = None
+        self._alike = 0
+        self._failed = self._cleared = None  # (this cycle's failure, the nominations it cleared), while logged
+        if memory is not None and _loggable(scenario):
+            key = (seed, self.detail, fast, tuple(self.step_counts.keys))
+            self.log = RunLog(scenario, key)
+            before = memory.last
+            self._alike = before.cycles_alike(scenario, key) if before is not None else 0
+            if self._alike:
+                self._before = before
+                self.log.taken_over = self._alike
+                self.log.checkpoints.extend(before.checkpoints[:self._alike // CHECKPOINT_EVERY])
 
     # --- setup -------------------------------------------------------------------------
     def enqueue_pending(self) -> None:
@@ -161,6 +178,18 @@ class Simulation:
         if pod.deletion_timestamp is not None:
             self._skip_deleting(pod)
             return
+        log = self.log
+        if log is not None:
+            if self.cycle < self._alike:
+                self._again(qpi, pod)
+                return
+            if self._before is not None:  # the first cycle of its own: from the checkpoint before it
+                self._restore(self._before.checkpoints[self.cycle // CHECKPOINT_EVERY])
+                self._before = None
+            if self.cycle % CHECKPOINT_EVERY == 0:
+                log.checkpoints.append(self._checkpoint())
+            log.first_cycle.setdefault(pod.key, self.cycle + 1)
+            self._failed, self._cleared = None, []
         self.cycle += 1
         qpi.attempts += 1
         fwk = self.frameworks[pod.scheduler_name]
@@ -181,13 +210,81 @@ class Simulation:
             self._bind(fwk, state, qpi, pod, result.suggested_host, cyc)
         cyc.update(trace.cycle_json(record.nominated_node_tried, record.nominated_node_fit,
                                     record.nodes_evaluated))
+        explanation = None
         if self._explains(pod, cyc, state):
-            self.explanations[key] = self._explain(fwk, state, pod, record, cyc)
+            explanation = self.explanations[key] = self._explain(fwk, state, pod, record, cyc)
+        self.cycles.append(cyc)
+        if log is not None:
+            self._log_outcome(log, key, cyc, state, explanation)
+        self._apply_evictions()
+        changed = self.step_counts.take()
+        if changed:
+            cyc["podsPerDomain"] = changed
+
+    # --- the cycles of the run before (run_memory.py) ----------------------------------------
+    def _log_outcome(self, log: RunLog, key: str, cyc: dict, state: CycleState, explanation) -> None:
+        failed = self._failed
+        log.outcomes.append(CycleOutcome(  # (the evictions are this cycle's: _apply_evictions follows)
+            key, dict(cyc), cyc["node"] if cyc.get("result") == SCHEDULED else None,
+            failed[0] if failed else None, failed[1] if failed else None, tuple(self._cleared),
+            tuple((victim, node) for victim, _, node in self._evictions), state.get(PREEMPTION_KEY), explanation))
+
+    def _again(self, qpi: QueuedPodInfo, pod: Pod) -> None:
+        """The cycle the run before did at this point, done again from its outcome: the same bind, or the same
+        failure with its nominations cleared, its victims and its nomination; the same cycle JSON, preemption
+        trace and explanation."""
+        done = self._before.outcomes[self.cycle]
+        self._failed = self._cleared = None
+        key = pod.key
+        if done.pod != key:
+            raise Diverged(f"cycle {self.cycle + 1}: {key} popped, {done.pod} remembered")
+        self.cycle += 1
+        qpi.attempts += 1
+        qpi.pod_info = new_pod_info(pod)
+        self.log.first_cycle.setdefault(key, self.cycle)
+        self.log.outcomes.append(done)
+        state = CycleState()
+        cyc = {"cycle": self.cycle, "pod": key, "attempt": qpi.attempts}
+        if key not in self.results:
+            self.results[key] = {"pod": key}
+        if done.host is not None:
+            self._bound_to(qpi, pod, done.host, cyc)
+        else:
+            fwk = self.frameworks[pod.scheduler_name]
+            for cleared in done.cleared:
+                fwk.clear_nominated_node_name(cleared)
+            for victim, node in done.evictions:  # (the victim as this run holds it: its spec may be edited)
+                self._evictions.append((self._bound_pod(node, victim), pod, node))
+            if done.trace is not None:
+                state.write(PREEMPTION_KEY, done.trace)
+            self._failure(qpi, pod, done.cycle["message"], set(done.plugins), cyc, done.nominating)
+        cyc.update((k, v) for k, v in done.cycle.items() if k not in cyc)
+        if self._explains(pod, cyc, state):
+            self.explanations[key] = done.explanation
         self.cycles.append(cyc)
         self._apply_evictions()
         changed = self.step_counts.take()
         if changed:
             cyc["podsPerDomain"] = changed
+
+    def _bound_pod(self, node: str, pod: Pod) -> Pod:
+        """The pod bound to ``node`` under pod's key (pod itself when there is none)."""
+        ni = self.node_infos.get(node)
+        key = pod.key
+        for pi in ni.pods if ni is not None else ():
+            if pi.pod.key == key:
+                return pi.pod
+        return pod
+
+    def _checkpoint(self) -> tuple:
+        """What a run carries from cycle to cycle besides the cluster, the queue and the nominations: the random
+        generator's state and selectHost's start index."""
+        return self.rng.getstate(), self.scheduler.next_start_node_index
+
+    def _restore(self, checkpoint: tuple) -> None:
+        """The checkpoint of the run before at this cycle (``_checkpoint``'s) taken over."""
+        self.rng.setstate(checkpoint[0])
+        self.scheduler.next_start_node_index = checkpoint[1]
 
     def _explains(self, pod: Pod, cyc: dict, state: CycleState) -> bool:
         """Whether this cycle is explained (``detail``: True, False, "failed" or a
@@ -267,6 +364,10 @@ class Simulation:
         if not st.is_success():
             self._failure(qpi, pod, st.message(), {st.plugin} if st.plugin else set(), cyc)
             return
+        self._bound_to(qpi, pod, host, cyc)
+
+    def _bound_to(self, qpi: QueuedPodInfo, pod: Pod, host: str, cyc: dict) -> None:
+        """The bind's effects, once the Reserve and Bind plugins said yes."""
         bound = replace_pod(pod, node_name=host, nominated_node_name="", phase="Running")
         pi = qpi.pod_info if qpi.pod_info.pod is pod else new_pod_info(pod)
         pi = PodInfo(bound, pi.required_affinity_terms, pi.required_anti_affinity_terms,
@@ -297,6 +398,8 @@ class Simulation:
     def _failure(self, qpi: QueuedPodInfo, pod: Pod, message: str, plugins: set[str],
                  cyc: dict, nominating=None) -> None:
         """handleSchedulingFailure: event, nomination update, unschedulable pool."""
+        if self._cleared is not None:
+            self._failed = (frozenset(plugins), nominating)
         self._event("Warning", "FailedScheduling", pod, message)
         if nominating is not None and nominating.mode == "Override":
             pod = self._set_nomination(pod, nominating.nominated_node_name)
@@ -327,6 +430,8 @@ class Simulation:
         self._evictions.append((victim, preemptor, node))
 
     def _on_clear_nomination(self, pod: Pod) -> None:
+        if self._cleared is not None:
+            self._cleared.append(pod)
         current = self.pending.get(pod.key)
         if current is not None:
             self.pending[pod.key] = replace_pod(current, nominated_node_name="")
@@ -422,6 +527,13 @@ class Simulation:
         where this simulation keeps them (the columnar one does); None: the final state
         counts them."""
         return None
+
+
+def _loggable(scenario) -> bool:
+    """Whether a run's cycles can be taken over by the next run (run_memory.py): not where a volume plugin keeps
+    state from a cycle's Reserve to the next cycles (the cycles taken over run no Reserve)."""
+    storage = getattr(scenario, "storage", None)
+    return (storage is None or storage.empty()) and not uses_volumes(scenario.pods)
 
 
 def _skipped(score_plugins, scored) -> list[str]:

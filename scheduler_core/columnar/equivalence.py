@@ -104,6 +104,14 @@ class FailedCycles:
         self._cycles.append(c)
         return c
 
+    def kept(self) -> tuple:
+        """The failed cycles kept and the moment they were kept since (for ``take_over``)."""
+        return self._at, tuple(self._cycles)
+
+    def take_over(self, kept: tuple) -> None:
+        """Another run's ``kept()``, at the same moment of an alike run (run_memory.py)."""
+        self._at, self._cycles = kept[0], list(kept[1])
+
     def _eligible(self, pod: Pod) -> bool:
         """A nominated pod tries its node first and sees other nominations without itself."""
         return (not pod.nominated_node_name and pod.deletion_timestamp is None and

@@ -25,11 +25,11 @@ from ..plugins.interpodaffinity.plugin import InterPodAffinity
 from ..plugins.names import DEFAULT_PREEMPTION
 from ..plugins.podtopologyspread.filtering import CriticalPaths, PreFilterState
 from ..plugins.podtopologyspread.plugin import PRE_FILTER_STATE_KEY, PodTopologySpread
+from ..plugins.volumerestrictions.volume_restrictions import uses_volumes
 from ..simulation import SCHEDULED, Simulation
 from .. import trace
 from .context import Context
 from .equivalence import FailedCycle, FailedCycles, replayable
-from .plugins.volumes import uses_volumes
 from .runtime import ColumnarFramework, Unsupported
 from .schedule_one import ColumnarRecord, ColumnarScheduler
 
@@ -38,10 +38,10 @@ class ColumnarSimulation(Simulation):
     """Simulation whose cycles run over a Context (raises runtime.Unsupported for a
     profile with a plugin the columnar path lacks)."""
 
-    def __init__(self, scenario, seed: int = 0, detail=True) -> None:
+    def __init__(self, scenario, seed: int = 0, detail=True, memory=None) -> None:
         if uses_volumes(scenario.pods):  # the volume plugins run node by node only
             raise Unsupported("volumes")
-        super().__init__(scenario, seed, detail, fast=True)
+        super().__init__(scenario, seed, detail, fast=True, memory=memory)
         self.ctx = Context(list(self.node_infos.values()))
         self.columnar = {name: ColumnarFramework(fwk, self.ctx)
                          for name, fwk in self.frameworks.items()}
@@ -136,6 +136,16 @@ class ColumnarSimulation(Simulation):
                    for pl in fwk.points[reg.PRE_FILTER]]
         run_pre_filter(plugins, ref_state, pod, self.snapshot.list())
         fwk.start_static_memo(pod, ref_state.skip_filter_plugins)
+
+    # --- the run before's cycles taken over (run_memory.py) ------------------------------------
+    def _checkpoint(self) -> tuple:
+        """With the failed cycles recorded since the last change (equivalence.py): the run that takes over
+        at this checkpoint replays them as this one would."""
+        return super()._checkpoint() + (self.failed_cycles.kept(),)
+
+    def _restore(self, checkpoint: tuple) -> None:
+        super()._restore(checkpoint)
+        self.failed_cycles.take_over(checkpoint[2])
 
     # --- keeping the table, the NodeInfos and the Snapshot in step -------------------------
     def _bound(self, node: str, pi: PodInfo) -> None:

@@ -15,13 +15,7 @@ import numpy as np
 from ...framework.cycle_state import CycleState
 from ...framework.interface import SKIP, Status
 from ...k8s.types import Pod
-from ...plugins.volumerestrictions.volume_restrictions import needs_restrictions_check
 from . import ColumnarPlugin
-
-
-def uses_volumes(pods: Sequence[Pod]) -> bool:
-    """Whether some pod has a volume the volume plugins would look at."""
-    return any(v.has_claim or needs_restrictions_check(v) for p in pods for v in p.volumes)
 
 
 class VolumePlugin(ColumnarPlugin):

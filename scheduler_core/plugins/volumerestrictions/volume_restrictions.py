@@ -52,6 +52,12 @@ def needs_restrictions_check(v: st.Volume) -> bool:
     return bool(v.gce_pd or v.aws_ebs or v.rbd or v.iscsi_iqn)
 
 
+def uses_volumes(pods: Sequence[Pod]) -> bool:
+    """Whether some pod has a volume one of the volume plugins would look at (a claim, or one this plugin
+    checks)."""
+    return any(v.has_claim or needs_restrictions_check(v) for p in pods for v in p.volumes)
+
+
 def is_volume_conflict(v: st.Volume, pod: Pod) -> bool:
     """isVolumeConflict: ``v`` conflicts with one of ``pod``'s volumes."""
     for e in pod.volumes:
