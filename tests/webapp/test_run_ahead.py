@@ -83,6 +83,22 @@ class RunAheadTests(BaseTestCase):
         self.assertEqual(run.result, self.result_of_text(draft.manifests).result)
         self.assertNotEqual(run.summary, self.result_of_text(CLUSTER).summary)  # (the edit changed placements)
 
+    def test_the_edit_s_run_takes_over_the_cycles_before_the_edited_pods_from_the_run_before(self):
+        """The worker ran the draft's text just before: the edit's run does the cycles before the first edited pod's
+        again from that run (scheduler_core.RunMemory), and its result is the one a run of the edited text gives."""
+        cluster = to_yaml(generate("dense-60x400", seed=0).objects)  # "batch" is queued after 330 other cycles
+        self.scenario = services.create_scenario(team=self.team, name="Dense", manifests=cluster, author=self.owner)
+        self.base = f"/scenarios/{self.scenario.pk}/draft/"
+        self.result_of_text(cluster)
+        with self.assertLogs("webapp.scenarios.engine", "INFO") as logs:
+            response, _ = self.edit(op="set_spread", workload="app=batch", index="0", maxSkew="2")
+        self.assertEqual(response.status_code, 200)
+        self.assertTrue(any("cycles taken over from the run before" in line for line in logs.output), logs.output)
+        run = self.draft_runs()[-1]
+        draft = Draft.objects.get(scenario=self.scenario, author=self.editor)
+        engine._RUN_MEMORY.forget()  # (the text's run from the start)
+        self.assertEqual(run.result, self.result_of_text(draft.manifests).result)
+
     def made_by(self, **fields):
         """(how the worker made the edit's scenario, as its log says; the draft's run; the run of the draft's text)."""
         with self.assertLogs("webapp.scenarios.engine", "INFO") as logs:

@@ -402,12 +402,17 @@ def decode(data, filename=SCENARIO_FILE):
         raise ScenarioInvalid(str(e)) from e
 
 
-def simulate(manifests, config="", seed=0, detail="failed", progress=None):
+def simulate(manifests, config="", seed=0, detail="failed", progress=None, remember=False):
     """Run the whole scheduling loop; returns the engine's result dict. ``detail``: which
     pods' latest cycles to explain ("failed": those left pending; or a list of pod keys).
     ``progress(dict)``, when given, hears the steps: {"step": "loading"}, then
-    {"step": "simulating", "cycles", "bound", "pending"} now and then, then {"step": "storing"}."""
-    return _simulate(lambda: load(manifests, config), seed, detail, progress)
+    {"step": "simulating", "cycles", "bound", "pending"} now and then, then {"step": "storing"}.
+    ``remember``: a run's, kept for the next edit's run to take over from (simulate_scenario), as the
+    scenario of a text up to ENGINE_KEEP_LOADED_BYTES is."""
+    from django.conf import settings
+
+    memory = _remembering(len(manifests) + len(config or "") <= settings.ENGINE_KEEP_LOADED_BYTES) if remember else None
+    return _simulate(lambda: load(manifests, config), seed, detail, progress, memory)
 
 
 def simulate_cached(path, config, read, seed=0, detail="failed", progress=None, size=None):
@@ -415,17 +420,29 @@ def simulate_cached(path, config, read, seed=0, detail="failed", progress=None, 
     gives when that file no longer verifies or has gone. The scenario is kept in this process (a worker's; a
     text of ``size`` bytes up to ENGINE_KEEP_LOADED_BYTES), so that a quick edit of it starts from it
     (scenario_ahead)."""
+    from django.conf import settings
+
     def scenario():
         found = _kept(path) or _read_disk(path)
         if found is not None:
             _keep(path, found, size)
         return found or load(read(), config)
-    return _simulate(scenario, seed, detail, progress)
+    return _simulate(scenario, seed, detail, progress,
+                     _remembering(size is not None and size <= settings.ENGINE_KEEP_LOADED_BYTES))
+
+
+def _remembering(kept):
+    """The run memory for a run whose scenario this process keeps; else None, the memory dropped (it would keep a
+    scenario this process does not)."""
+    if not kept:
+        _RUN_MEMORY.forget()
+    return _RUN_MEMORY if kept else None
 
 
 def simulate_scenario(scenario, seed=0, detail="failed", progress=None):
-    """simulate() of a scenario loaded already (scenario_ahead's)."""
-    return _simulate(lambda: scenario, seed, detail, progress)
+    """simulate() of a scenario loaded already (scenario_ahead's), taking over the cycles of the run before it that
+    the edit cannot have changed (scheduler_core.RunMemory)."""
+    return _simulate(lambda: scenario, seed, detail, progress, _RUN_MEMORY)
 
 
 # --- a quick edit's run, ahead of its text ------------------------------------------------
@@ -441,6 +458,8 @@ AHEAD_SUFFIX = "edit"
 AHEAD_MAX_FILES = 8
 # The latest large scenario a worker simulated, kept in its memory for the next edit (texts up to this size).
 _KEPT = [None, None]  # [the disk cache's path of its text, the scenario]
+# The cycles of the latest run of such a scenario: the run of the next edit takes over those the edit cannot reach.
+_RUN_MEMORY = scheduler_core.RunMemory()
 
 
 def _keep(path, scenario, size):
@@ -584,7 +603,7 @@ def _base_scenario(base_key, config):
         return None
 
 
-def _simulate(load_scenario, seed, detail, progress):
+def _simulate(load_scenario, seed, detail, progress, memory=None):
     tell = progress or (lambda step: None)
     started = time.perf_counter()
     tell({"step": "loading"})
@@ -592,13 +611,15 @@ def _simulate(load_scenario, seed, detail, progress):
     loaded = time.perf_counter()
     tell({"step": "simulating"})
     result = scheduler_core.simulate(
-        scenario, seed=seed, detail=detail,
+        scenario, seed=seed, detail=detail, memory=memory,
         progress=progress and (lambda cycles, bound, total: tell(
             {"step": "simulating", "cycles": cycles, "bound": bound, "pending": total})))
     tell({"step": "storing"})
-    log.info("engine: loaded %d nodes and %d pods in %.0f ms, simulated in %.0f ms",
+    taken = memory.last.taken_over if memory is not None and memory.last is not None else 0
+    log.info("engine: loaded %d nodes and %d pods in %.0f ms, simulated in %.0f ms%s",
              len(scenario.nodes), len(scenario.pods), (loaded - started) * 1000,
-             (time.perf_counter() - loaded) * 1000)
+             (time.perf_counter() - loaded) * 1000,
+             f" (its first {taken} cycles taken over from the run before)" if taken else "")
     return result
 
 

@@ -263,7 +263,7 @@ def compute(run):
         if settings.RUN_TEST_DELAY:
             time.sleep(settings.RUN_TEST_DELAY)  # tests only: a slow run to kill or time out
         if cached is None:
-            return engine.simulate(manifests, config, **options)
+            return engine.simulate(manifests, config, remember=True, **options)
         # (the file may have gone meanwhile: the text is then read, on a new connection if need be)
         return engine.simulate_cached(cached, config, lambda: store(read, f"run {run.pk}'s text"), size=size,
                                       **options)
