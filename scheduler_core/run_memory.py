@@ -44,13 +44,14 @@ class Diverged(Exception):
 
 @dataclass(slots=True)
 class CycleOutcome:
-    """What one cycle did, enough to do it again: the cycle's JSON (without its podsPerDomain) and the node it bound
-    the pod to, or its failure (unschedulable plugins, nomination, nominations it cleared, victims), the preemption
-    trace it kept and its explanation."""
+    """What one cycle did, enough to do it again: the node it bound the pod to, or its failure (message,
+    unschedulable plugins, nomination, the nominations it cleared, its victims); the cycle's nominated-node and
+    evaluated-node fields (trace.cycle_json's arguments), the preemption trace it kept and its explanation."""
 
     pod: str
-    cycle: dict
     host: str | None
+    message: str | None
+    traced: tuple  # (nominated node tried, whether it fit, nodes evaluated)
     plugins: frozenset | None = None
     nominating: object = None
     cleared: tuple[Pod, ...] = ()

@@ -215,19 +215,23 @@ class Simulation:
             explanation = self.explanations[key] = self._explain(fwk, state, pod, record, cyc)
         self.cycles.append(cyc)
         if log is not None:
-            self._log_outcome(log, key, cyc, state, explanation)
+            self._log_outcome(log, key, record, cyc, state, explanation)
         self._apply_evictions()
         changed = self.step_counts.take()
         if changed:
             cyc["podsPerDomain"] = changed
 
     # --- the cycles of the run before (run_memory.py) ----------------------------------------
-    def _log_outcome(self, log: RunLog, key: str, cyc: dict, state: CycleState, explanation) -> None:
-        failed = self._failed
-        log.outcomes.append(CycleOutcome(  # (the evictions are this cycle's: _apply_evictions follows)
-            key, dict(cyc), cyc["node"] if cyc.get("result") == SCHEDULED else None,
-            failed[0] if failed else None, failed[1] if failed else None, tuple(self._cleared),
-            tuple((victim, node) for victim, _, node in self._evictions), state.get(PREEMPTION_KEY), explanation))
+    def _log_outcome(self, log: RunLog, key: str, record: CycleRecord, cyc: dict, state: CycleState,
+                     explanation) -> None:
+        failed, cleared, evictions = self._failed, self._cleared, self._evictions
+        log.outcomes.append(CycleOutcome(
+            key, cyc["node"] if cyc["result"] == SCHEDULED else None, cyc["message"],
+            (record.nominated_node_tried, record.nominated_node_fit, record.nodes_evaluated),
+            *(failed or (None, None)), tuple(cleared) if cleared else (),
+            # (the evictions are this cycle's: _apply_evictions follows)
+            tuple((victim, node) for victim, _, node in evictions) if evictions else (),
+            state.get(PREEMPTION_KEY), explanation))
 
     def _again(self, qpi: QueuedPodInfo, pod: Pod) -> None:
         """The cycle the run before did at this point, done again from its outcome: the same bind, or the same
@@ -257,8 +261,8 @@ class Simulation:
                 self._evictions.append((self._bound_pod(node, victim), pod, node))
             if done.trace is not None:
                 state.write(PREEMPTION_KEY, done.trace)
-            self._failure(qpi, pod, done.cycle["message"], set(done.plugins), cyc, done.nominating)
-        cyc.update((k, v) for k, v in done.cycle.items() if k not in cyc)
+            self._failure(qpi, pod, done.message, set(done.plugins), cyc, done.nominating)
+        cyc.update(trace.cycle_json(*done.traced))
         if self._explains(pod, cyc, state):
             self.explanations[key] = done.explanation
         self.cycles.append(cyc)
