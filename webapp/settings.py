@@ -314,7 +314,8 @@ ENGINE_CACHE_DIR = os.environ.get("ENGINE_CACHE_DIR", str(DATA_DIR / "engine-cac
 # A quick edit of a draft text at least this large that changes only scheduling directives has its run queued
 # before its new text is written (the worker starts from the scenario it ran before: engine.scenario_ahead); a
 # negative value turns it off. A worker keeps the latest scenario it ran from a text up to ENGINE_KEEP_LOADED_BYTES
-# in memory for that (0: none).
+# in memory for that, and that run's cycles (scheduler_core.RunMemory: the edit's run takes over those before the
+# first edited pod) (0: none).
 EDIT_RUN_AHEAD_MIN_BYTES = envint("EDIT_RUN_AHEAD_MIN_BYTES", str(4 * 1024 * 1024))
 ENGINE_KEEP_LOADED_BYTES = envint("ENGINE_KEEP_LOADED_BYTES", str(64 * 1024 * 1024))
 RUN_TEST_DELAY = float(os.environ.get("RUN_TEST_DELAY", "0"))  # tests only: seconds each run sleeps first

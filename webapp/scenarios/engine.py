@@ -442,7 +442,9 @@ def _remembering(kept):
 def simulate_scenario(scenario, seed=0, detail="failed", progress=None):
     """simulate() of a scenario loaded already (scenario_ahead's), taking over the cycles of the run before it that
     the edit cannot have changed (scheduler_core.RunMemory)."""
-    return _simulate(lambda: scenario, seed, detail, progress, _RUN_MEMORY)
+    from django.conf import settings
+
+    return _simulate(lambda: scenario, seed, detail, progress, _remembering(settings.ENGINE_KEEP_LOADED_BYTES > 0))
 
 
 # --- a quick edit's run, ahead of its text ------------------------------------------------
