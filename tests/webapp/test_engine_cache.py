@@ -7,7 +7,6 @@ from pathlib import Path
 from unittest import mock
 
 import pytest
-import scheduler_core
 from django.test import override_settings
 
 from webapp.scenarios import engine
@@ -185,23 +184,3 @@ def test_the_worker_reads_no_text_of_a_run_whose_scenario_it_finds_in_the_cache(
     run.refresh_from_db()
     assert (run.status, run.error) == ("succeeded", "")
     assert run.result == engine.simulate(text, seed=1)
-
-
-def test_a_quick_edit_s_scenario_is_kept_on_disk_by_the_work_left_for_after_the_response(cache_dir):
-    """A quick edit's check loads the edited text; the pickle of that scenario for the other processes is work the
-    request leaves for after its response (after_response.later: held while the run it queued simulates), and a
-    process that reads the edited text then finds it."""
-    from webapp.scenarios.manifests import edits
-
-    text = EXAMPLES[0].read_text()
-    node = scheduler_core.load_scenario(text).nodes[0].name
-    left = []
-    with mock.patch("webapp.scenarios.after_response.later", side_effect=left.append):
-        edited = edits.apply_edit(text, {"op": "cordon", "node": node}, checked=lambda new, scenario: None)
-    assert edited != text and list(cache_dir.glob("*.scenario")) == []
-    for work in left:
-        work()
-    assert len(list(cache_dir.glob("*.scenario"))) == 1
-    another_process()
-    with text_never_parsed():
-        engine.load(edited)

@@ -65,8 +65,7 @@ def stored_text_key(stored_key, config=""):
 def load(manifests, config="", keep=True, parsed=None):
     """Parse and check a scenario with the engine (once per text and process, and once per
     text on this machine while the disk cache keeps it); raises ScenarioInvalid. ``keep``
-    False: a text being typed, not worth a file in the disk cache; a function: it is handed the
-    writing of that file, to do later (a quick edit's: after_response.later). ``parsed``: the text's
+    False: a text being typed, not worth a file in the disk cache. ``parsed``: the text's
     documents, when the caller wrote the text from them (a quick edit), so it is not read again."""
     key = text_key(manifests, config)
     if len(manifests) + len(config or "") > LOADED_MAX_BYTES:
@@ -113,16 +112,8 @@ def _load_through_disk(key, manifests, config, keep=True, parsed=None):
             return found
     found = _load(manifests, config, parsed=parsed)
     if path is not None and keep:
-        if callable(keep):
-            keep(lambda: _write_disk_uncollected(path, found))
-        else:
-            _write_disk(path, found)
+        _write_disk(path, found)
     return found
-
-
-def _write_disk_uncollected(path, scenario):
-    with without_cycle_collection():  # (the pickle's allocations would set off collections of all it walks)
-        _write_disk(path, scenario)
 
 
 def _cache_settings():

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from .. import after_response, engine, texts
+from .. import engine, texts
 from . import documents, limits
 
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
@@ -680,9 +680,7 @@ def _apply_edits(text, edit_list, config, keep_written, checked=None, changed=No
     # the next edit of this text when they are kept (a draft's)
     written = written_documents(objects, shape)
     if checked is not None:
-        # (its disk cache file is written once the response is, and after the run the edit queued has been
-        # seen: a pickle of the scenario, a tenth of a second or more at 5,000 nodes, is not on the edit's way)
-        scenario = engine.load(new, config, parsed=written, keep=after_response.later)
+        scenario = engine.load(new, config, parsed=written)
         engine.check_size(scenario)
         checked(new, scenario)
     else:
