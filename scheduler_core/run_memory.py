@@ -79,12 +79,9 @@ class RunLog:
         if key != self.key or not all(_same(getattr(scenario, name), old)
                                       for name, old in zip(_COMPARED, self.compared)):
             return 0
-        touched = _touched_pods(self.pods, scenario.pods)
-        if touched is None or not _same_workloads(self.workloads, scenario.workloads):
+        first = _first_touched(self.pods, scenario.pods, self.first_cycle, len(self.outcomes) + 1)
+        if first is None or not _same_workloads(self.workloads, scenario.workloads):
             return 0
-        first = len(self.outcomes) + 1
-        for pod_key in touched:
-            first = min(first, self.first_cycle.get(pod_key, first))
         return max(0, min((first - 1) // CHECKPOINT_EVERY, len(self.checkpoints) - 1)) * CHECKPOINT_EVERY
 
 
@@ -116,14 +113,16 @@ def _others(obj, left_out: tuple[str, ...] = OWN_CYCLE_FIELDS) -> tuple:
     return getter(obj)
 
 
-def _touched_pods(old: tuple[Pod, ...], new: tuple[Pod, ...]) -> list[str] | None:
-    """The keys of the pending pods that differ, when each is not nominated and differs in OWN_CYCLE_FIELDS only,
-    and the bound ones in BOUND_UNREAD_FIELDS only; None when the two differ otherwise."""
+def _first_touched(old: tuple[Pod, ...], new: tuple[Pod, ...], first_cycle: dict[str, int], last: int) -> int | None:
+    """The first cycle (``first_cycle``'s; ``last`` when none) of a pending pod that differs, when each such pod
+    is not nominated and differs in OWN_CYCLE_FIELDS only, and the bound ones in BOUND_UNREAD_FIELDS only; None when
+    the two differ otherwise, or a pod among the first CHECKPOINT_EVERY cycles differs (nothing to take over: the
+    rest of the pods, equal objects read twice, need not be compared)."""
     if new is old:
-        return []
+        return last
     if len(new) != len(old):
         return None
-    touched = []
+    first = last
     for a, b in zip(old, new):
         if a is b:
             continue
@@ -134,8 +133,10 @@ def _touched_pods(old: tuple[Pod, ...], new: tuple[Pod, ...]) -> list[str] | Non
         if a.nominated_node_name or _others(a) != _others(b):
             return None
         if _own(a) != _own(b):
-            touched.append(a.key)
-    return touched
+            first = min(first, first_cycle.get(a.key, last))
+            if first <= CHECKPOINT_EVERY:
+                return None
+    return first
 
 
 def _same_workloads(old: tuple, new: tuple) -> bool:
