@@ -125,7 +125,7 @@ class Simulation:
         if memory is not None and _loggable(scenario):
             key = (seed, self.detail, fast, tuple(self.step_counts.keys))
             self.log = RunLog(scenario, key)
-            before = memory.last
+            before, memory.last = memory.last, None  # (what this run does not take over is let go now)
             self._alike = before.cycles_alike(scenario, key) if before is not None else 0
             if self._alike:
                 self._before = before
