@@ -11,7 +11,6 @@ None, and the caller loads the text.
 from __future__ import annotations
 
 from dataclasses import replace
-from operator import attrgetter
 from typing import Iterable
 
 from .errors import ScenarioError
@@ -64,16 +63,6 @@ def with_changed_documents(scenario: Scenario, docs: Iterable[dict]) -> Scenario
     return replace(scenario, pods=pods, nodes=nodes, workloads=workloads)
 
 
-_OTHERS: dict[tuple[type, tuple[str, ...]], attrgetter] = {}
-
-
-def _same_but(old, new, fields: tuple[str, ...]) -> bool:
-    """old and new are equal in every field but ``fields``."""
-    others = _OTHERS.get((type(old), fields))
-    if others is None:
-        others = _OTHERS[type(old), fields] = attrgetter(*(n for n in old.__slots__ if n not in fields))
-    return others(old) == others(new)
-
 
 def _directives(old, new, fields: tuple[str, ...]) -> dict:
     """The directive fields whose value changed (the old value kept where it is equal: what the
@@ -94,7 +83,7 @@ def _pods(scenario: Scenario, builder: _Builder, classes) -> tuple[t.Pod, ...] |
         if old.uid.startswith("generated-"):
             return None  # (a pod the load made has no document of its own)
         new = _resolve_priority(d, raw, classes, file_index=old.file_index)
-        if not _same_but(old, new, POD_DIRECTIVES):
+        if not t.same_but(old, new, POD_DIRECTIVES):
             return None
         changed = _directives(old, new, POD_DIRECTIVES)
         if changed:
@@ -112,7 +101,7 @@ def _nodes(scenario: Scenario, builder: _Builder) -> tuple[t.Node, ...] | None:
         if i is None:
             return None
         old = nodes[i]
-        if not _same_but(old, replace(read, file_index=old.file_index), NODE_DIRECTIVES):
+        if not t.same_but(old, replace(read, file_index=old.file_index), NODE_DIRECTIVES):
             return None
         changed = _directives(old, read, NODE_DIRECTIVES)
         if changed:
@@ -132,13 +121,13 @@ def _workloads(scenario: Scenario, builder: _Builder, classes) -> tuple[t.Worklo
             return None  # (pods made from the template would change with it)
         old = workloads[i]
         template = _resolve_template(read, classes, builder.file)
-        if not _same_but(old, replace(read, template=old.template), ("template",)):
+        if not t.same_but(old, replace(read, template=old.template), ("template",)):
             return None
         if (old.template is None) != (template is None):
             return None
         if template is None:
             continue
-        if not _same_but(old.template, template, POD_DIRECTIVES):
+        if not t.same_but(old.template, template, POD_DIRECTIVES):
             return None
         changed = _directives(old.template, template, POD_DIRECTIVES)
         if changed:

@@ -18,10 +18,10 @@ thinks: the simulation raises ``Diverged``, and ``simulate`` runs again from the
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from operator import attrgetter
 
-from .k8s.types import Pod
+from .k8s.types import Pod, same_but
 
 CHECKPOINT_EVERY = 64
 
@@ -101,16 +101,7 @@ def _same(new, old) -> bool:
     return new is old or new == old
 
 
-_OTHERS: dict[tuple[type, tuple[str, ...]], attrgetter] = {}
 _own = attrgetter(*OWN_CYCLE_FIELDS)
-
-
-def _others(obj, left_out: tuple[str, ...] = OWN_CYCLE_FIELDS) -> tuple:
-    """The values of obj's fields but ``left_out``."""
-    getter = _OTHERS.get((type(obj), left_out))
-    if getter is None:
-        getter = _OTHERS[type(obj), left_out] = attrgetter(*(f.name for f in fields(obj) if f.name not in left_out))
-    return getter(obj)
 
 
 def _first_touched(old: tuple[Pod, ...], new: tuple[Pod, ...], first_cycle: dict[str, int], last: int) -> int | None:
@@ -127,10 +118,10 @@ def _first_touched(old: tuple[Pod, ...], new: tuple[Pod, ...], first_cycle: dict
         if a is b:
             continue
         if a.node_name:
-            if _others(a, BOUND_UNREAD_FIELDS) != _others(b, BOUND_UNREAD_FIELDS):
+            if not same_but(a, b, BOUND_UNREAD_FIELDS):
                 return None
             continue
-        if a.nominated_node_name or _others(a) != _others(b):
+        if a.nominated_node_name or not same_but(a, b, OWN_CYCLE_FIELDS):
             return None
         if _own(a) != _own(b):
             first = min(first, first_cycle.get(a.key, last))
@@ -146,6 +137,6 @@ def _same_workloads(old: tuple, new: tuple) -> bool:
     if len(new) != len(old):
         return False
     for a, b in zip(old, new):
-        if a is not b and _others(a, ("template",)) != _others(b, ("template",)):
+        if a is not b and not same_but(a, b, ("template",)):
             return False
     return True

@@ -260,6 +260,17 @@ _copy_pod = _pod_copier()
 _POD_SETTERS = {name: Pod.__dict__[name].__set__ for name in _POD_FIELDS}
 
 
+_OTHERS: dict[tuple[type, tuple[str, ...]], operator.attrgetter] = {}
+
+
+def same_but(old, new, fields: tuple[str, ...]) -> bool:
+    """old and new (frozen dataclasses with slots, of one type) are equal in every field but ``fields``."""
+    others = _OTHERS.get((type(old), fields))
+    if others is None:
+        others = _OTHERS[type(old), fields] = operator.attrgetter(*(n for n in old.__slots__ if n not in fields))
+    return others(old) == others(new)
+
+
 def replace_pod(pod: Pod, **changes) -> Pod:
     """dataclasses.replace for a Pod, without re-running __init__ (the scheduling loop
     makes one per bind and per nomination)."""
