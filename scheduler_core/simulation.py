@@ -190,15 +190,10 @@ class Simulation:
                 log.checkpoints.append(self._checkpoint())
             log.first_cycle.setdefault(pod.key, self.cycle + 1)
             self._failed, self._cleared = None, []
-        self.cycle += 1
-        qpi.attempts += 1
+        cyc = self._start_cycle(qpi, pod)
         fwk = self.frameworks[pod.scheduler_name]
-        qpi.pod_info = new_pod_info(pod)
         state, record = CycleState(), self._new_record()
         key = pod.key
-        cyc = {"cycle": self.cycle, "pod": key, "attempt": qpi.attempts}
-        if key not in self.results:
-            self.results[key] = {"pod": key}
         try:
             result = self._schedule_pod(fwk, state, pod, record)
         except FitError as fe:
@@ -213,9 +208,23 @@ class Simulation:
         explanation = None
         if self._explains(pod, cyc, state):
             explanation = self.explanations[key] = self._explain(fwk, state, pod, record, cyc)
-        self.cycles.append(cyc)
         if log is not None:
             self._log_outcome(log, key, record, cyc, state, explanation)
+        self._end_cycle(cyc)
+
+    def _start_cycle(self, qpi: QueuedPodInfo, pod: Pod) -> dict:
+        """The cycle's number and the pod's attempt counted, its PodInfo made, its results entry; the cycle's JSON."""
+        self.cycle += 1
+        qpi.attempts += 1
+        qpi.pod_info = new_pod_info(pod)
+        key = pod.key
+        if key not in self.results:
+            self.results[key] = {"pod": key}
+        return {"cycle": self.cycle, "pod": key, "attempt": qpi.attempts}
+
+    def _end_cycle(self, cyc: dict) -> None:
+        """The cycle's JSON kept, the victims' DELETEs, the pods per domain the cycle changed."""
+        self.cycles.append(cyc)
         self._apply_evictions()
         changed = self.step_counts.take()
         if changed:
@@ -242,15 +251,10 @@ class Simulation:
         key = pod.key
         if done.pod != key:
             raise Diverged(f"cycle {self.cycle + 1}: {key} popped, {done.pod} remembered")
-        self.cycle += 1
-        qpi.attempts += 1
-        qpi.pod_info = new_pod_info(pod)
+        cyc = self._start_cycle(qpi, pod)
         self.log.first_cycle.setdefault(key, self.cycle)
         self.log.outcomes.append(done)
         state = CycleState()
-        cyc = {"cycle": self.cycle, "pod": key, "attempt": qpi.attempts}
-        if key not in self.results:
-            self.results[key] = {"pod": key}
         if done.host is not None:
             self._bound_to(qpi, pod, done.host, cyc)
         else:
@@ -265,11 +269,7 @@ class Simulation:
         cyc.update(trace.cycle_json(*done.traced))
         if self._explains(pod, cyc, state):
             self.explanations[key] = done.explanation
-        self.cycles.append(cyc)
-        self._apply_evictions()
-        changed = self.step_counts.take()
-        if changed:
-            cyc["podsPerDomain"] = changed
+        self._end_cycle(cyc)
 
     def _bound_pod(self, node: str, pod: Pod) -> Pod:
         """The pod bound to ``node`` under pod's key (pod itself when there is none)."""
