@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from .. import engine, texts
+from .. import after_response, engine, texts
 from . import documents, limits
 
 WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
@@ -680,7 +680,7 @@ def _apply_edits(text, edit_list, config, keep_written, checked=None, changed=No
     # the next edit of this text when they are kept (a draft's)
     written = written_documents(objects, shape)
     if checked is not None:
-        scenario = engine.load(new, config, parsed=written)
+        scenario = _checked_scenario(text, new, config, edit_list, written)
         engine.check_size(scenario)
         checked(new, scenario)
     else:
@@ -688,6 +688,23 @@ def _apply_edits(text, edit_list, config, keep_written, checked=None, changed=No
     if keep_written:
         documents.remember(new, written)
     return new
+
+
+def _checked_scenario(text, new, config, edit_list, written):
+    """The engine's scenario of the edited text ``new``: for a change of a spread constraint's fields, the scenario
+    of ``text`` (held by this process or the disk cache: engine.checked_before) with them set (scenario_with_fields:
+    what loading the new text gives), else the new text loaded from the documents it was written from. Kept for the
+    next edit either way (engine.keep_checked), on disk once the response has gone when it was not loaded."""
+    spread = spread_fields(edit_list[0]) if len(edit_list) == 1 else None
+    # (a text over the size limit is loaded, for the load's message; the fields set change no nesting)
+    before = engine.checked_before(text, config) if spread is not None and limits.within_size(new) else None
+    made = scenario_with_fields(before, spread) if before is not None else None
+    if made is not None:
+        engine.keep_checked(new, config, made, made=True, later=after_response.later)
+        return made
+    scenario = engine.load(new, config, parsed=written)
+    engine.keep_checked(new, config, scenario)
+    return scenario
 
 
 def changed_in_place(objects):

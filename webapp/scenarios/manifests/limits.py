@@ -54,9 +54,18 @@ def human_bytes(n):
     return f"{n / 1_000_000:.1f} MB" if n >= 100_000 else f"{n} bytes"
 
 
+def _size(text):
+    return len(text) if text.isascii() else len(text.encode("utf-8", errors="replace"))
+
+
+def within_size(text):
+    """Whether `text` is at most MANIFEST_MAX_BYTES (check_size does not raise)."""
+    return _size(text) <= settings.MANIFEST_MAX_BYTES
+
+
 def check_size(text, filename="scenario.yaml"):
     """Raise TooLarge if `text` is over MANIFEST_MAX_BYTES."""
-    size = len(text) if text.isascii() else len(text.encode("utf-8", errors="replace"))
+    size = _size(text)
     if size > settings.MANIFEST_MAX_BYTES:
         raise TooLarge(f"{filename} is {human_bytes(size)}; the limit is {human_bytes(settings.MANIFEST_MAX_BYTES)} "
                        "(MANIFEST_MAX_BYTES).")

@@ -1,0 +1,150 @@
+"""A quick edit's check: the engine's scenario of the edited text, which the editor's verdict is worked out from
+and which is kept (in this process, and on disk for the others) as that text's loaded scenario.
+
+A change of a spread constraint's fields is not loaded from the new text: the engine sets the fields in the
+scenario of the text before (scheduler_core.with_spread_fields). Whatever reads that scenario afterwards (the
+verdict, a run of the draft in this process, another process's run from the disk cache) must get what loading
+the new text gives; a value the engine refuses, or a text over the size limit, is refused as loading it refuses.
+"""
+
+import tempfile
+from pathlib import Path
+from unittest import mock
+
+from django.test import override_settings
+
+from tests.bench.generate import generate, to_yaml
+from webapp.scenarios import engine, services
+from webapp.scenarios.manifests import documents, summary
+from webapp.scenarios.models import Draft
+
+from .base import BaseTestCase
+
+OBJECTS = generate("30x90", seed=1).objects  # bound and pending pods, two spread constraints per app
+CLUSTER = to_yaml(OBJECTS)
+FRONTEND_POD = next(f'{o["metadata"]["namespace"]}/{o["metadata"]["name"]}' for o in OBJECTS
+                    if o["kind"] == "Pod" and o["metadata"]["labels"].get("app") == "frontend")
+SET_IN_SCENARIO = "the edit's check set its spread constraint fields"
+
+# (what the editor's form sends, on the draft the edit before left)
+EDITS = (
+    {"maxSkew": "2"},
+    {"minDomains": "4"},
+    {"minDomains": "unset"},
+    {"index": "1", "topologyKey": "topology.kubernetes.io/region"},
+    {"whenUnsatisfiable": "ScheduleAnyway"},
+    # every field of the constraint, as the constraint form sends them
+    {"maxSkew": "4", "minDomains": "unset", "whenUnsatisfiable": "ScheduleAnyway",
+     "topologyKey": "topology.kubernetes.io/zone"},
+    {"workload": f"Pod/{FRONTEND_POD}", "maxSkew": "3"},
+)
+
+
+def another_process():
+    """Forget what this process holds of any text, as a process that has read none."""
+    documents._memo.clear()
+    documents._latest = (None, None, False)
+    engine._fast_latest = (None, None)
+    engine._LOADED.clear()
+    engine._CHECKED[:] = [None, None]
+    engine.forget_decoded()
+
+
+def loaded_from_text(manifests):
+    """(the engine's verdict, its result) of a text loaded from the text itself, by a process with no cache."""
+    another_process()
+    with override_settings(ENGINE_CACHE_DIR=""):
+        verdict = summary._check(manifests)
+        result = engine.simulate(manifests, seed=0, detail=True)
+    another_process()
+    return verdict, result
+
+
+class QuickEditCheckTests(BaseTestCase):
+    large = False  # every text counts as large: the scenario is kept as the latest checked, not in _LOADED
+
+    def setUp(self):
+        super().setUp()
+        cache = tempfile.TemporaryDirectory()
+        self.addCleanup(cache.cleanup)
+        self.cache = Path(cache.name)
+        for patch in (override_settings(ENGINE_CACHE_DIR=cache.name, EDIT_RUN_AHEAD_MIN_BYTES=-1),
+                      mock.patch.object(engine, "LOADED_MAX_BYTES", 1000 if self.large else engine.LOADED_MAX_BYTES)):
+            patch.enable() if hasattr(patch, "enable") else patch.start()
+            self.addCleanup(patch.disable if hasattr(patch, "disable") else patch.stop)
+        another_process()
+        self.addCleanup(another_process)
+        self.client.force_login(self.editor)
+        self.scenario = services.create_scenario(team=self.team, name="Generated", manifests=CLUSTER,
+                                                 author=self.owner)
+        self.base = f"/scenarios/{self.scenario.pk}/draft/"
+
+    def edit(self, **fields):
+        """Post a quick edit as the editor does: (the response's text, whether the check set the fields)."""
+        with self.assertLogs("webapp.scenarios.engine", "INFO") as logs:
+            engine.log.info("(the edit)")
+            response = self.client.post(self.base + "edit/", {"op": "set_spread", "workload": "app=frontend",
+                                                              "index": "0", **fields}, headers={"HX-Request": "true"})
+        self.assertEqual(response.status_code, 200)
+        return response.content.decode(), any(SET_IN_SCENARIO in line for line in logs.output)
+
+    def draft(self):
+        return Draft.objects.get(scenario=self.scenario, author=self.editor)
+
+    def test_a_spread_field_edit_is_checked_and_run_as_loading_its_text_gives(self):
+        for fields in EDITS:
+            with self.subTest(**fields):
+                page, set_in_scenario = self.edit(**fields)
+                self.assertTrue(set_in_scenario)
+                manifests = self.draft().manifests
+                # what this process now holds as the edited text's scenario: the editor's verdict, and a run
+                verdict = summary._check(manifests)
+                result = engine.simulate(manifests, seed=0, detail=True)
+                self.assertIn(verdict["message"], page)
+                self.assertEqual((verdict, result), loaded_from_text(manifests))
+
+    def test_another_process_runs_the_edited_text_from_the_scenario_kept_on_disk(self):
+        self.edit(maxSkew="1")
+        manifests = self.draft().manifests
+        expected = loaded_from_text(manifests)[1]
+        another_process()
+        with mock.patch("scheduler_core.load_scenario", side_effect=AssertionError("loaded the text again")):
+            self.assertEqual(engine.simulate(manifests, seed=0, detail=True), expected)
+
+    def test_the_edit_after_another_process_s_starts_from_the_scenario_on_disk(self):
+        self.edit(maxSkew="2")
+        another_process()
+        with mock.patch("scheduler_core.load_scenario", side_effect=AssertionError("loaded the text again")):
+            _, set_in_scenario = self.edit(maxSkew="3")
+        self.assertTrue(set_in_scenario)
+        manifests = self.draft().manifests
+        self.assertIn("maxSkew: 3", manifests)
+        self.assertEqual(engine.simulate(manifests, seed=0, detail=True), loaded_from_text(manifests)[1])
+
+    def test_a_value_the_engine_refuses_is_refused_as_loading_the_text_refuses_it(self):
+        self.edit(maxSkew="2")
+        before = self.draft()
+        for fields, said in (
+                ({"index": "1", "minDomains": "2"}, "minDomains"),  # (the second constraint is ScheduleAnyway)
+                ({"maxSkew": "0"}, "maxSkew"),
+                ({"index": "1", "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule"},
+                 "topologySpreadConstraints")):  # (the first constraint's key and whenUnsatisfiable)
+            with self.subTest(**fields):
+                page, set_in_scenario = self.edit(**fields)
+                self.assertFalse(set_in_scenario)
+                self.assertIn(said, page)
+                after = self.draft()
+                self.assertEqual((after.manifests, after.edits), (before.manifests, before.edits))
+
+    def test_a_text_the_edit_takes_over_the_size_limit_is_refused_naming_the_limit(self):
+        self.edit(maxSkew="2")
+        before = self.draft()
+        with override_settings(MANIFEST_MAX_BYTES=len(before.manifests) + 1):
+            page, set_in_scenario = self.edit(index="1", topologyKey="topology.kubernetes.io/longer-region")
+        self.assertFalse(set_in_scenario)
+        self.assertIn("MANIFEST_MAX_BYTES", page)
+        self.assertEqual(self.draft().manifests, before.manifests)
+
+
+class LargeTextQuickEditCheckTests(QuickEditCheckTests):
+    large = True
