@@ -443,6 +443,19 @@ def test_an_edit_leaves_the_text_it_started_from_as_later_readers_read_it(shape,
     assert edits.apply_edit(tainted, LATER) == expected  # and edited again: from the text as written
 
 
+@pytest.mark.parametrize("name,edit,check", SHARED_CASES, ids=[c[0] for c in SHARED_CASES])
+def test_the_edit_after_an_edit_of_a_kubectl_list_writes_what_a_process_reading_its_text_writes(name, edit, check):
+    # (the first edit tells the next where it put the new text's items, instead of the next finding them)
+    tainted = edits.apply_edit(kubectl_list(), {"op": "add_taint", "node": "n1", "key": "old"})  # (remove_taint's)
+    new = edits.apply_edit(tainted, edit)
+    node = next(o["metadata"]["name"] for o in objects_of(new) if o["kind"] == "Node")
+    later = {**LATER, "node": node}
+    then = edits.apply_edit(new, later)
+    forget_every_text()
+    assert edits.apply_edit(new, later) == then
+    assert "  # ours\n" in then  # (an item neither edit changed, as written)
+
+
 def test_a_list_whose_items_share_anchors_is_written_anew():
     text = kubectl_list().replace("metadata: {labels: {app: web}}", "metadata: {labels: &web {app: web}}", 1)
     text = text.replace("metadata: {name: solo, namespace: default, labels: {app: solo}}",
