@@ -9,12 +9,35 @@ from unittest import mock
 
 from django.test.utils import override_settings
 
-from webapp.scenarios import engine
+from webapp.scenarios import engine, services
 from webapp.scenarios.manifests import documents, edits, limits
 from webapp.scenarios.models import Draft
 
-from .base import BaseTestCase
+from .base import SMALL, BaseTestCase
 
+# SMALL with a spread constraint, and a second pod whose resources and constraints are aliases of the first's:
+# documents in which objects are reached from two places (read_plain's plain is False).
+SPREAD = """\
+    topologySpreadConstraints: &spread
+    - maxSkew: 1
+      topologyKey: topology.kubernetes.io/zone
+      whenUnsatisfiable: DoNotSchedule
+      labelSelector: {matchLabels: {app: web}}
+"""
+ALIASED = SMALL.replace("resources: {requests: {cpu: 100m, memory: 64Mi}}",
+                        "resources: &small {requests: {cpu: 100m, memory: 64Mi}}") + SPREAD + """\
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web-2, namespace: default, labels: {app: web}}
+  spec:
+    containers:
+    - name: web
+      image: nginx
+      resources: *small
+    topologySpreadConstraints: *spread
+"""
+PLAIN = SMALL + SPREAD.replace(" &spread", "")
+SPREAD_EDIT = {"op": "set_spread", "workload": "app=web", "index": 0, "maxSkew": 2}  # (checked without a load)
 FIRST = {"op": "cordon", "node": "node-a"}
 SECOND = {"op": "add_taint", "node": "node-a", "key": "later", "effect": "NoSchedule"}
 
@@ -69,6 +92,35 @@ class DocumentsOnDiskTests(BaseTestCase):
             r = self.edit(SECOND)
         self.assertTrue(r.data["check"]["ok"], r.data["check"])
         self.assertEqual(Draft.objects.get().manifests, expected)
+
+    def edits_in_two_processes(self, manifests, first_patch):
+        """The draft's text after SPREAD_EDIT then SECOND, each in another process, against the same edits with no
+        cache; the documents of the first edit's text are kept on disk under ``first_patch`` (a mock.patch)."""
+        self.scenario = services.create_scenario(team=self.team, name="Kept", manifests=manifests, author=self.owner)
+        another_process()
+        with override_settings(ENGINE_CACHE_DIR=""):
+            expected = edits.apply_edit(edits.apply_edit(manifests, SPREAD_EDIT), SECOND)
+        another_process()
+        engine.validate(manifests)  # (the scenario's check, which a web process made as it was created)
+        with first_patch as patched:
+            self.edit(SPREAD_EDIT)
+        another_process()
+        with mock.patch.object(documents, "_parse", no_parsing):
+            self.edit(SECOND)
+        self.assertEqual(Draft.objects.get().manifests, expected)
+        return patched
+
+    def test_documents_are_kept_by_marshal_and_come_back_as_they_were_read(self):
+        for name, manifests in (("plain", PLAIN), ("objects in two places", ALIASED)):
+            with self.subTest(name):
+                Draft.objects.all().delete()
+                self.assertEqual(documents.read_plain(manifests)[1], name == "plain")
+                marshalled = self.edits_in_two_processes(
+                    manifests, mock.patch.object(engine.marshal, "dumps", wraps=engine.marshal.dumps))
+                self.assertTrue(marshalled.called)
+
+    def test_documents_marshal_cannot_write_are_kept_all_the_same(self):
+        self.edits_in_two_processes(ALIASED, mock.patch.object(engine.marshal, "dumps", side_effect=ValueError("no")))
 
     def test_the_edit_after_takes_over_what_the_engine_decoded_in_the_process_before(self):
         self.edit(FIRST)

@@ -8,6 +8,7 @@ the forms show next to the object and field it names.
 import hashlib
 import hmac
 import logging
+import marshal
 import os
 import pickle
 import sys
@@ -252,7 +253,8 @@ def keep_documents(key, docs, plain, objects):
         decoded.take(_decoded)  # (a snapshot: the next load replaces the entries, not changes them)
     if not any(decoded.get(o, SCENARIO_FILE) is not None for o in objects[:100]):
         decoded = None  # (it holds another text's objects, or none)
-    _write_disk(path, (docs, plain, decoded), pattern=f"*.{DOCUMENTS_SUFFIX}", keep=DOCUMENTS_MAX_FILES)
+    _write_disk(path, (docs, plain, decoded), pattern=f"*.{DOCUMENTS_SUFFIX}", keep=DOCUMENTS_MAX_FILES,
+                data=decoded is None)
 
 
 def _signature(secret, payload):
@@ -270,7 +272,7 @@ def _read_disk(path):
         log.warning("engine cache: %s does not verify; ignored", path.name)
         return None
     try:
-        found = pickle.loads(payload)
+        found = marshal.loads(payload[len(_MARSHALLED):]) if payload.startswith(_MARSHALLED) else pickle.loads(payload)
     except Exception:  # noqa: BLE001 - a cache file that does not load is loaded from text
         log.warning("engine cache: %s does not load; ignored", path.name, exc_info=True)
         return None
@@ -281,11 +283,28 @@ def _read_disk(path):
     return found
 
 
-def _write_disk(path, scenario, pattern="*.scenario", keep=None):
+# Documents and what a request hands a worker are data alone (dicts, lists, strings, numbers): marshal writes them
+# ten times as fast as pickle and reads them twice as fast (a 29 MB draft's documents: 0.03 s and 0.17 s against
+# 0.3 s and 0.4 s). Marshal's format belongs to the interpreter's version, which the file's name holds (fingerprint).
+# A pickle of ours starts with its protocol's byte (0x80), never with this.
+_MARSHALLED = b"whatif marshal\n"
+
+
+def _serialized(value, data=False):
+    """The bytes _read_disk reads back as ``value``: marshal's when ``data`` (and marshal writes it), else pickle's."""
+    if data:
+        try:
+            return _MARSHALLED + marshal.dumps(value)
+        except ValueError:  # (a type marshal does not write, or nested too deep for it)
+            pass
+    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _write_disk(path, scenario, pattern="*.scenario", keep=None, data=False):
     _, secret = _cache_settings()
     tmp = None
     try:
-        payload = pickle.dumps(scenario, protocol=pickle.HIGHEST_PROTOCOL)
+        payload = _serialized(scenario, data)
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
@@ -563,7 +582,7 @@ def _hand(path, payload):
     if path is None:
         return False
     with without_cycle_collection():
-        _write_disk(path, payload, pattern=f"*.{AHEAD_SUFFIX}", keep=AHEAD_MAX_FILES)
+        _write_disk(path, payload, pattern=f"*.{AHEAD_SUFFIX}", keep=AHEAD_MAX_FILES, data=True)
     return path.exists()
 
 
