@@ -95,6 +95,8 @@ def main(argv: list[str] | None = None) -> int:
                         "(a person reading it; 0: the next edit at once)")
     p.add_argument("--threads", type=int, default=4, metavar="N",
                    help="with --browser: gunicorn's threads a process (4, as docker-compose.yml; 1: sync workers)")
+    p.add_argument("--keep-alive", type=int, default=75, metavar="SECONDS",
+                   help="with --browser: gunicorn's --keep-alive (75, as docker-compose.yml; gunicorn's default is 2)")
     p.add_argument("--sweep", type=int, default=0, metavar="N",
                    help="then run an N-cell sweep (at most 48) and print the database size")
     args = p.parse_args(argv)
@@ -163,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
                   flush=True)
         edited = _time_edit(client, scenario_id) if args.edit else None
         if args.edit and args.browser:
-            _time_browser_edits(env, queue, scenario_id, args.browser, log, args.threads, args.pause)
+            _time_browser_edits(env, queue, scenario_id, args.browser, log, args.threads, args.pause, args.keep_alive)
         if args.sweep:
             _time_sweep(client, scenario_id, args.sweep)
     finally:
@@ -427,7 +429,7 @@ _STAMP = """(before) => { const seen = new Set(before); const m = window.__bench
 
 
 def _time_browser_edits(env: dict, queue: str, scenario_id: int, count: int, log: Path, threads: int,
-                        pause: float) -> None:
+                        pause: float, keep_alive: int = 75) -> None:
     """Quick edits of the draft as a person makes them: headless Chromium, logged in, fills the frontend
     constraint's maxSkew in the draft editor and presses Apply; timed in the page from the click to the edit's
     response on the page and to the draft run's counts on it (the runs panel asks for them as htmx does). The app
@@ -463,7 +465,7 @@ def _time_browser_edits(env: dict, queue: str, scenario_id: int, count: int, log
     with open(logs / "gunicorn.log", "w") as out:  # (the server writes to its own copy of the file)
         server = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "webapp.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "3",
-             "--threads", str(threads), "--access-logfile", str(access),
+             "--threads", str(threads), "--keep-alive", str(keep_alive), "--access-logfile", str(access),
              "--access-logformat", '%(p)s "%(r)s" %(s)s %(M)s'],
             cwd=ROOT, env={**env, "CELERY_QUEUE": queue, "DJANGO_SETTINGS_MODULE": "webapp.settings"},
             stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
