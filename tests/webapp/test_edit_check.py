@@ -25,6 +25,26 @@ CLUSTER = to_yaml(OBJECTS)
 FRONTEND_POD = next(f'{o["metadata"]["namespace"]}/{o["metadata"]["name"]}' for o in OBJECTS
                     if o["kind"] == "Pod" and o["metadata"]["labels"].get("app") == "frontend")
 SET_IN_SCENARIO = "the edit's check set its spread constraint fields"
+PUT_IN_SCENARIO = "documents it changed into the scenario"
+NODES = [o["metadata"]["name"] for o in OBJECTS if o["kind"] == "Node"]
+PENDING_POD = next(f'Pod/{o["metadata"]["namespace"]}/{o["metadata"]["name"]}' for o in OBJECTS
+                   if o["kind"] == "Pod" and not o["spec"].get("nodeName"))
+
+# Edits of other scheduling directives, in turn: the documents they change are read into the scenario of the text
+# before (what the worker's run ahead does with them)
+DIRECTIVE_EDITS = (
+    {"op": "cordon", "node": NODES[0]},
+    {"op": "add_taint", "node": NODES[1], "name": "dedicated=infra:NoSchedule"},
+    {"op": "add_gate", "workload": PENDING_POD, "name": "example.com/wait"},
+    {"op": "set_priority", "workload": "app=batch", "priority": "2000"},
+    {"op": "uncordon", "node": NODES[0]},
+    {"op": "remove_taint", "node": NODES[1], "name": "dedicated"},
+    {"op": "remove_gate", "workload": PENDING_POD, "name": "example.com/wait"},
+    {"op": "set_spread", "workload": "app=frontend", "index": "0", "maxSkew": "2"},  # (the pods agree: fields set)
+    {"op": "set_spread", "workload": f"Pod/{FRONTEND_POD}", "index": "0", "maxSkew": "3"},
+    # (the pods now disagree on maxSkew: not set as fields, but each document read in)
+    {"op": "set_spread", "workload": "app=frontend", "index": "0", "maxSkew": "4"},
+)
 
 # (what the editor's form sends, on the draft the edit before left)
 EDITS = (
@@ -80,13 +100,18 @@ class QuickEditCheckTests(BaseTestCase):
         self.base = f"/scenarios/{self.scenario.pk}/draft/"
 
     def edit(self, **fields):
-        """Post a quick edit as the editor does: (the response's text, whether the check set the fields)."""
+        """Post a quick edit as the editor does (a spread constraint's fields unless ``op`` says otherwise): (the
+        response's text, whether the check set the fields)."""
+        return self.edit_saying(SET_IN_SCENARIO, **{"op": "set_spread", "workload": "app=frontend", "index": "0",
+                                                    **fields})
+
+    def edit_saying(self, said, **fields):
+        """(the response's text, whether the engine's log said ``said``) of a quick edit posted as the editor does."""
         with self.assertLogs("webapp.scenarios.engine", "INFO") as logs:
             engine.log.info("(the edit)")
-            response = self.client.post(self.base + "edit/", {"op": "set_spread", "workload": "app=frontend",
-                                                              "index": "0", **fields}, headers={"HX-Request": "true"})
+            response = self.client.post(self.base + "edit/", fields, headers={"HX-Request": "true"})
         self.assertEqual(response.status_code, 200)
-        return response.content.decode(), any(SET_IN_SCENARIO in line for line in logs.output)
+        return response.content.decode(), any(said in line for line in logs.output)
 
     def draft(self):
         return Draft.objects.get(scenario=self.scenario, author=self.editor)
@@ -102,6 +127,30 @@ class QuickEditCheckTests(BaseTestCase):
                 result = engine.simulate(manifests, seed=0, detail=True)
                 self.assertIn(verdict["message"], page)
                 self.assertEqual((verdict, result), loaded_from_text(manifests))
+
+    def test_a_directive_edit_is_checked_and_run_as_loading_its_text_gives(self):
+        for fields in DIRECTIVE_EDITS:
+            with self.subTest(**fields):
+                page, put_in = self.edit_saying("the edit's check", **fields)
+                self.assertTrue(put_in)
+                self.assertIn("Applied:", page)
+                manifests = self.draft().manifests
+                verdict, result = summary._check(manifests), engine.simulate(manifests, seed=0, detail=True)
+                self.assertIn(verdict["message"], page)
+                self.assertEqual((verdict, result), loaded_from_text(manifests))
+        self.assertEqual(len(self.draft().edits), len(DIRECTIVE_EDITS))
+
+    def test_an_edit_that_writes_a_nul_is_refused_as_loading_its_text_refuses_it(self):
+        self.edit_saying(PUT_IN_SCENARIO, op="cordon", node=NODES[0])
+        before = self.draft_or_none()
+        page, put_in = self.edit_saying(PUT_IN_SCENARIO, op="add_taint", node=NODES[1], name="dedicated=in\x00fra")
+        self.assertFalse(put_in)
+        self.assertIn("NUL", page)
+        self.assertEqual(self.draft_or_none(), before)
+
+    def draft_or_none(self):
+        draft = Draft.objects.filter(scenario=self.scenario, author=self.editor).first()
+        return None if draft is None else (draft.manifests, draft.edits)
 
     def test_another_process_runs_the_edited_text_from_the_scenario_kept_on_disk(self):
         self.edit(maxSkew="1")

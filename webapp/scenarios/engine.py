@@ -104,11 +104,11 @@ def checked_before(manifests, config=""):
     return found if isinstance(found, scheduler_core.Scenario) else None
 
 
-def keep_checked(manifests, config, scenario, made=False, later=None):
+def keep_checked(manifests, config, scenario, made=False, later=None, how="made"):
     """Keep ``scenario`` as the loaded scenario of the text (a quick edit's check ended with it): in _LOADED or,
     for a large text up to ENGINE_KEEP_LOADED_BYTES, as the latest such. ``made``: made otherwise than by load()
     (checked_before's with the edit's fields set), so it is not on disk yet: ``later(work)`` keeps it there
-    (after_response.later: once the run the edit queued has its counts)."""
+    (after_response.later: once the run the edit queued has its counts); ``how``: what the log says was done."""
     from django.conf import settings
 
     key, size = text_key(manifests, config), len(manifests) + len(config or "")
@@ -122,7 +122,7 @@ def keep_checked(manifests, config, scenario, made=False, later=None):
     elif _CHECKED[0] is not None:
         _CHECKED[:] = [None, None]
     if made:
-        log.info("engine: the edit's check set its spread constraint fields in the scenario of the text it edits")
+        log.info("engine: the edit's check %s the scenario of the text it edits", how)
     path = _disk_path(key) if made and size <= DISK_MAX_BYTES else None
     if path is not None:
         def keep_on_disk():
@@ -635,6 +635,12 @@ def scenario_ahead(token, wanted=lambda: True, set_fields=None):
         if made is not None:
             log.info("engine: the %d documents the edit changed put into the scenario of the text it edits", len(docs))
         return made
+
+
+def with_changed_documents(scenario, docs):
+    """scheduler_core.with_changed_documents: ``scenario`` with the documents an edit changed in place read into it,
+    as loading the text edited so gives; None where it cannot tell."""
+    return scheduler_core.with_changed_documents(scenario, docs)
 
 
 def with_spread_fields(scenario, pods, workloads, index, fields):

@@ -667,10 +667,9 @@ def _apply_edits(text, edit_list, config, keep_written, checked=None, changed=No
     for edit in edit_list:
         _apply_op(objects, edit)
     running = False  # (a run of the edited text started by ``changed``: it simulates beside what follows)
-    if changed is not None:
-        docs = changed_in_place(objects)
-        if docs is not None:
-            running = bool(changed(docs))
+    docs = changed_in_place(objects) if changed is not None or checked is not None else None
+    if changed is not None and docs is not None:
+        running = bool(changed(docs))
     if origin is not None and shared:  # a copy is compared with what it copies
         origin.update((mine, origin[id(obj)]) for mine, obj in objects.copies.items() if id(obj) in origin)
     new = dump_keeping(text, before, objects, shape, origin)
@@ -680,7 +679,7 @@ def _apply_edits(text, edit_list, config, keep_written, checked=None, changed=No
     # the next edit of this text when they are kept (a draft's)
     written = written_documents(objects, shape)
     if checked is not None:
-        scenario = _checked_scenario(text, new, config, edit_list, written)
+        scenario = _checked_scenario(text, new, config, edit_list, written, docs)
         engine.check_size(scenario)
         checked(new, scenario)
     else:
@@ -690,17 +689,26 @@ def _apply_edits(text, edit_list, config, keep_written, checked=None, changed=No
     return new
 
 
-def _checked_scenario(text, new, config, edit_list, written):
-    """The engine's scenario of the edited text ``new``: for a change of a spread constraint's fields, the scenario
-    of ``text`` (held by this process or the disk cache: engine.checked_before) with them set (scenario_with_fields:
-    what loading the new text gives), else the new text loaded from the documents it was written from. Kept for the
-    next edit either way (engine.keep_checked), on disk once the response has gone when it was not loaded."""
+def _checked_scenario(text, new, config, edit_list, written, docs=None):
+    """The engine's scenario of the edited text ``new``, made from the scenario of ``text`` (held by this process or
+    the disk cache: engine.checked_before) when the edit changed only scheduling directives: a spread constraint's
+    fields set in it (scenario_with_fields), or the documents the edit changed in place (``docs``: changed_in_place's)
+    read into it (engine.with_changed_documents), each what loading the new text gives; else the new text loaded from
+    the documents it was written from (which also says why the engine refuses it). Kept for the next edit either way
+    (engine.keep_checked), on disk once the response has gone when it was not loaded."""
     spread = spread_fields(edit_list[0]) if len(edit_list) == 1 else None
-    # (a text over the size limit is loaded, for the load's message; the fields set change no nesting)
-    before = engine.checked_before(text, config) if spread is not None and limits.within_size(new) else None
-    made = scenario_with_fields(before, spread) if before is not None else None
+    before = made = None
+    # (a text over the size limit, or documents the limits' walk would refuse, are loaded, for the load's message)
+    if (spread is not None or docs is not None) and limits.within_size(new):
+        before = engine.checked_before(text, config)
+    if before is not None and spread is not None:
+        made = scenario_with_fields(before, spread)
+        how = "set its spread constraint fields in"
+    if made is None and before is not None and docs is not None and limits.documents_problem(docs) is None:
+        made = engine.with_changed_documents(before, docs)
+        how = f"put the {len(docs)} documents it changed into"
     if made is not None:
-        engine.keep_checked(new, config, made, made=True, later=after_response.later)
+        engine.keep_checked(new, config, made, made=True, later=after_response.later, how=how)
         return made
     scenario = engine.load(new, config, parsed=written)
     engine.keep_checked(new, config, scenario)

@@ -246,6 +246,12 @@ def _too_deep(filename, mark):
                     f"line {mark.line + 1}, column {mark.column + 1}; Kubernetes objects are never this deep.")
 
 
+def documents_problem(docs):
+    """json_problem of documents as check_text's walk finds it, each counted as deep as a List's item (two levels
+    deeper than a document of its own): None when they pass in either place."""
+    return json_problem(list(docs), settings.MANIFEST_MAX_NESTING - 1)
+
+
 def json_problem(value, limit=None):
     """("depth", path) if nested deeper than `limit`, ("nul", path) if a key or string holds NUL, else None.
 
