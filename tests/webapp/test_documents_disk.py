@@ -13,7 +13,7 @@ from webapp.scenarios import engine, services
 from webapp.scenarios.manifests import documents, edits, limits
 from webapp.scenarios.models import Draft
 
-from .base import SMALL, BaseTestCase
+from .base import SMALL, TWO_PODS, BaseTestCase
 
 # SMALL with a spread constraint, and a second pod whose resources and constraints are aliases of the first's:
 # documents in which objects are reached from two places (read_plain's plain is False).
@@ -24,18 +24,9 @@ SPREAD = """\
       whenUnsatisfiable: DoNotSchedule
       labelSelector: {matchLabels: {app: web}}
 """
-ALIASED = SMALL.replace("resources: {requests: {cpu: 100m, memory: 64Mi}}",
-                        "resources: &small {requests: {cpu: 100m, memory: 64Mi}}") + SPREAD + """\
-- apiVersion: v1
-  kind: Pod
-  metadata: {name: web-2, namespace: default, labels: {app: web}}
-  spec:
-    containers:
-    - name: web
-      image: nginx
-      resources: *small
-    topologySpreadConstraints: *spread
-"""
+REQUESTS = "resources: {requests: {cpu: 100m, memory: 64Mi}}"
+ALIASED = TWO_PODS.replace(REQUESTS, "resources: &small" + REQUESTS[len("resources:"):] + "\n" + SPREAD.rstrip("\n"), 1) \
+    .replace(REQUESTS, "resources: *small\n    topologySpreadConstraints: *spread", 1)
 PLAIN = SMALL + SPREAD.replace(" &spread", "")
 SPREAD_EDIT = {"op": "set_spread", "workload": "app=web", "index": 0, "maxSkew": 2}  # (checked without a load)
 FIRST = {"op": "cordon", "node": "node-a"}
