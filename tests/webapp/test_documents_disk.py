@@ -25,7 +25,7 @@ SPREAD = """\
       labelSelector: {matchLabels: {app: web}}
 """
 REQUESTS = "resources: {requests: {cpu: 100m, memory: 64Mi}}"
-ALIASED = TWO_PODS.replace(REQUESTS, "resources: &small" + REQUESTS[len("resources:"):] + "\n" + SPREAD.rstrip("\n"), 1) \
+ALIASED = TWO_PODS.replace(REQUESTS, REQUESTS.replace(": ", ": &small ", 1) + "\n" + SPREAD.rstrip("\n"), 1) \
     .replace(REQUESTS, "resources: *small\n    topologySpreadConstraints: *spread", 1)
 PLAIN = SMALL + SPREAD.replace(" &spread", "")
 SPREAD_EDIT = {"op": "set_spread", "workload": "app=web", "index": 0, "maxSkew": 2}  # (checked without a load)

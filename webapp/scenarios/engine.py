@@ -73,19 +73,26 @@ def load(manifests, config="", keep=True, parsed=None):
         return _load_through_disk(key, manifests, config, keep, parsed)
     found = _LOADED.get(key)
     if found is None:
-        found = _LOADED[key] = _load_through_disk(key, manifests, config, keep, parsed)
-        if len(_LOADED) > LOADED_MAX:
-            _LOADED.popitem(last=False)
-    _LOADED.move_to_end(key)
+        found = _load_through_disk(key, manifests, config, keep, parsed)
+    _keep_loaded(key, found)
     return found
+
+
+def _keep_loaded(key, scenario):
+    """Keep ``scenario`` in _LOADED as the latest used (the LOADED_MAX latest are kept)."""
+    _LOADED[key] = scenario
+    _LOADED.move_to_end(key)
+    if len(_LOADED) > LOADED_MAX:
+        _LOADED.popitem(last=False)
 
 
 # --- the scenario a quick edit's check ends with -------------------------------------------------
 # A quick edit's check loaded the whole new text (0.3 s of a 29 MB draft's 1.5 s request, 0.8 s in a process that
-# had decoded none of it) and kept it on disk (0.15 s). A change of a spread constraint's fields does not need it:
-# the engine sets the fields in the scenario of the text before (scheduler_core.with_spread_fields, which gives what
-# loading the edited text gives), which the edit before kept here (a large text is not kept in _LOADED), or the
-# disk cache holds. The scenario made so is kept as the load would keep it, on disk once the response has gone.
+# had decoded none of it) and kept it on disk (0.15 s). A change of scheduling directives does not need it: the
+# engine puts the change into the scenario of the text before (a spread constraint's fields: with_spread_fields;
+# other directives: the documents the edit changed, with_changed_documents; each gives what loading the edited text
+# gives), which the edit before kept here (a large text is not kept in _LOADED), or the disk cache holds. The
+# scenario made so is kept as the load would keep it, on disk once the response has gone.
 _CHECKED = [None, None]  # [text_key of the latest large text a quick edit's check ended with, its scenario]
 
 
@@ -107,16 +114,13 @@ def checked_before(manifests, config=""):
 def keep_checked(manifests, config, scenario, made=False, later=None, how="made"):
     """Keep ``scenario`` as the loaded scenario of the text (a quick edit's check ended with it): in _LOADED or,
     for a large text up to ENGINE_KEEP_LOADED_BYTES, as the latest such. ``made``: made otherwise than by load()
-    (checked_before's with the edit's fields set), so it is not on disk yet: ``later(work)`` keeps it there
+    (checked_before's with the edit's change put in), so it is not on disk yet: ``later(work)`` keeps it there
     (after_response.later: once the run the edit queued has its counts); ``how``: what the log says was done."""
     from django.conf import settings
 
     key, size = text_key(manifests, config), len(manifests) + len(config or "")
     if size <= LOADED_MAX_BYTES:
-        _LOADED[key] = scenario
-        _LOADED.move_to_end(key)
-        if len(_LOADED) > LOADED_MAX:
-            _LOADED.popitem(last=False)
+        _keep_loaded(key, scenario)
     elif size <= settings.ENGINE_KEEP_LOADED_BYTES:
         _CHECKED[:] = [key, scenario]
     elif _CHECKED[0] is not None:
