@@ -91,8 +91,8 @@ def main(argv: list[str] | None = None) -> int:
                         "gunicorn with 3 processes of 4 threads, as docker-compose.yml serves the app, each timed "
                         "from the click to the draft run's counts on the page")
     p.add_argument("--pause", type=float, default=0.0, metavar="SECONDS",
-                   help="with --browser: wait this long after a run's result is on the page before the next edit "
-                        "(a person reading it; 0: the next edit at once)")
+                   help="with --browser: wait this long after the page has loaded and after each run's result is on "
+                        "it before the next edit (a person reading it; 0: each edit at once)")
     p.add_argument("--threads", type=int, default=4, metavar="N",
                    help="with --browser: gunicorn's threads a process (4, as docker-compose.yml; 1: sync workers)")
     p.add_argument("--keep-alive", type=int, default=75, metavar="SECONDS",
@@ -437,8 +437,10 @@ def _time_browser_edits(env: dict, queue: str, scenario_id: int, count: int, log
     a free port, and run by this bench's worker. The browser shares this machine's cores with the web processes and
     the worker, which a person's browser would not. Each line says which web process made the edit, and whether it
     made the previous one (the documents of the draft's text are then in its memory; another process reads them from
-    the disk cache). Last, how long after the worker stored each run's counts the page showed them. Each edit is
-    made once the one before has its result on the page, ``pause`` seconds later (a person reading it)."""
+    the disk cache). Last, how long after the worker stored each run's counts the page showed them. The first edit is
+    made ``pause`` seconds after the editor's page has loaded, each other once the one before has its result on the
+    page, ``pause`` seconds later (a person reading it; clicked the moment the page had loaded, the first edit shared
+    its web process with the page's own work after its response, the cycle collection of what it read)."""
     import socket
     import urllib.request
 
@@ -494,7 +496,7 @@ def _time_browser_edits(env: dict, queue: str, scenario_id: int, count: int, log
                 # (polling every 200 ms, not at each frame: this page's work is not to take a core from the run)
                 page.wait_for_function("() => !document.querySelector('#draft-runs[hx-trigger]')",
                                        timeout=120_000, polling=200)
-                time.sleep(pause if n > 1 else 0)
+                time.sleep(pause)
                 before = page.evaluate("() => [...document.querySelectorAll('p.counts')].map(e => e.dataset.run)")
                 card = page.locator(".quick-card", has=page.get_by_role(
                     "heading", name="app=frontend · constraint 0"))
