@@ -439,8 +439,8 @@ def _time_browser_edits(env: dict, queue: str, scenario_id: int, count: int, log
     made the previous one (the documents of the draft's text are then in its memory; another process reads them from
     the disk cache). Last, how long after the worker stored each run's counts the page showed them. The first edit is
     made ``pause`` seconds after the editor's page has loaded, each other once the one before has its result on the
-    page, ``pause`` seconds later (a person reading it; clicked the moment the page had loaded, the first edit shared
-    its web process with the page's own work after its response, the cycle collection of what it read)."""
+    page, ``pause`` seconds later (a person reading it; clicked the moment the page had loaded, the first edit
+    reached another web process than the page's in three runs of three, one that had read nothing of the draft)."""
     import socket
     import urllib.request
 
