@@ -456,6 +456,108 @@ def test_the_edit_after_an_edit_of_a_kubectl_list_writes_what_a_process_reading_
     assert "  # ours\n" in then  # (an item neither edit changed, as written)
 
 
+# kubectl's own layout and quoting (double quotes, block style), which the project's writer does not use: a pod of a
+# workload, its node, and what an edit must find written in other ways.
+KUBECTL_POD = """\
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    annotations:
+      note: "keep: this"
+    creationTimestamp: "2026-11-01T00:00:0{i}Z"
+    labels:
+      app: web
+    name: web-{i}
+    namespace: default
+  spec:
+    containers:
+    - image: nginx
+      name: web
+      resources:
+        requests:
+          cpu: "1"
+    priority: 0
+{spread}  status:
+    phase: Pending
+"""
+BLOCK_SPREAD = """\
+    topologySpreadConstraints:
+    - labelSelector:
+        matchLabels:
+          app: web
+      maxSkew: 1
+      topologyKey: topology.kubernetes.io/zone
+      whenUnsatisfiable: DoNotSchedule
+"""
+KUBECTL_NODE = """\
+- apiVersion: v1
+  kind: Node
+  metadata:
+    creationTimestamp: "2026-11-01T00:00:00Z"
+    labels:
+      kubernetes.io/hostname: n1
+      topology.kubernetes.io/zone: z1
+    name: n1
+  spec:
+    podCIDR: 10.0.0.0/24
+  status:
+    allocatable:
+      cpu: "8"
+      memory: 16Gi
+      pods: "110"
+"""
+
+
+def kubectl_pods(*spreads):
+    pods = "".join(KUBECTL_POD.format(i=i, spread=s) for i, s in enumerate(spreads))
+    return "apiVersion: v1\nitems:\n" + KUBECTL_NODE + pods + "kind: List\nmetadata:\n  resourceVersion: \"\"\n"
+
+
+def changed_lines(before, after):
+    import difflib
+
+    return [line for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
+            if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+
+
+def test_an_edit_of_a_kubectl_list_writes_anew_only_the_entry_it_changed_in_each_item():
+    text = kubectl_pods(BLOCK_SPREAD, BLOCK_SPREAD, BLOCK_SPREAD)
+    new = edits.apply_edit(text, {"op": "set_spread", "workload": "app=web", "index": 0, "maxSkew": 3})
+    assert [spread(find(new, "Pod", f"web-{i}"))[0]["maxSkew"] for i in range(3)] == [3, 3, 3]
+    # (the entry is written in the project's key order: the constraint's keys as the pod had them)
+    assert changed_lines(text, new) == ["-      maxSkew: 1", "+      maxSkew: 3"] * 3
+    new = edits.apply_edit(new, {"op": "cordon", "node": "n1"})
+    assert changed_lines(text, new)[:2] == ["+    unschedulable: true", "-      maxSkew: 1"]  # (the node: one line)
+    assert new.count('creationTimestamp: "2026-11-01T00:00:0') == 4  # (kubectl's quotes, in every item)
+
+
+# Entries the edit changes written in ways only a parse finds: each pod is written anew, and reads back as edited.
+WRITTEN_OTHERWISE = [
+    ("a comment among the constraints",
+     BLOCK_SPREAD.replace("    - labelSelector:", "    # zones\n    - labelSelector:")),
+    ("constraints in flow style",
+     "    topologySpreadConstraints: [{maxSkew: 1, topologyKey: topology.kubernetes.io/zone,\n"
+     "        whenUnsatisfiable: DoNotSchedule, labelSelector: {matchLabels: {app: web}}}]\n"),
+    ("constraints indented under their key", "    topologySpreadConstraints:\n" + "".join(
+        "  " + line + "\n" for line in BLOCK_SPREAD.splitlines()[1:])),
+    ("a block scalar beside them", BLOCK_SPREAD + "    hostname: |\n      web\n"),
+]
+
+
+@pytest.mark.parametrize("name,entry", WRITTEN_OTHERWISE, ids=[c[0] for c in WRITTEN_OTHERWISE])
+@pytest.mark.parametrize("edit", [{"op": "set_spread", "workload": "app=web", "index": 0, "maxSkew": 3},
+                                  {"op": "remove_spread", "workload": "app=web", "index": 0},
+                                  {"op": "set_priority", "target": "app=web", "priority": 5},
+                                  {"op": "add_gate", "target": "app=web", "name": "hold"}], ids=lambda e: e["op"])
+def test_an_edit_of_a_kubectl_list_reads_back_as_edited_however_the_entry_was_written(name, entry, edit):
+    text = kubectl_pods(entry, BLOCK_SPREAD)
+    new = edits.apply_edit(text, edit)
+    rewritten = edits.dump(*edits.parse(new))  # the edited objects, every item written anew
+    assert yaml.load(new, Loader=documents._ReadLoader) == yaml.load(rewritten, Loader=documents._ReadLoader)
+    assert yaml.load(new, Loader=documents._ReadLoader)["items"] == documents.parse(new)[0]["items"]
+    assert len(changed_lines(text, new)) < len(changed_lines(text, rewritten))  # (the other pod: its entry only)
+
+
 def test_a_list_whose_items_share_anchors_is_written_anew():
     text = kubectl_list().replace("metadata: {labels: {app: web}}", "metadata: {labels: &web {app: web}}", 1)
     text = text.replace("metadata: {name: solo, namespace: default, labels: {app: solo}}",

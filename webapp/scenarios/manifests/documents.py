@@ -245,6 +245,100 @@ def dump_items(items):
     return out
 
 
+def dump_list_items(edited):
+    """For each (the text of an item of a List in kubectl's layout: "- " at column 0, two spaces a level; the item as
+    read from that text; the item edited; the first two None for an item new to the List), the item's new text:
+    ``dump_items``' for it, but that where the edit changed one entry of a mapping (a spread constraint list, a
+    priority, a node's spec), only that entry is written anew and the rest of the item's text is kept as written
+    (kubectl's quotes and order stay, and a revision's diff shows the lines the edit changed). A quick edit of a
+    workload's 4,090 pods wrote every one of them again (0.14 s; 0.08 s so); the pods of one workload share their
+    entry's text, read and written once here."""
+    writer, seen = _Writer(), {}
+    out, rest = [], []
+    for item, old, new in edited:
+        found = _rewritten(writer, seen, item, old, new)
+        out.append(found)
+        if found is None:
+            rest.append(len(out) - 1)
+    for at, text in zip(rest, dump_items([edited[i][2] for i in rest])):
+        out[at] = text
+    return out
+
+
+_KEY = re.compile(r"[A-Za-z][A-Za-z0-9]*\Z")  # (a key written plain, found by its line)
+_ENTRY_END = {}  # indent -> the first line break after which a line at that indent does not go on the entry
+
+
+def _changed_entry(old, new):
+    """(the keys from the item to the one entry whose value the edit changed, its value before, after): the
+    mappings on the way have the same keys in the same order, and one value differs; None otherwise."""
+    path = []
+    while True:
+        if type(old) is not dict or type(new) is not dict or len(old) != len(new):
+            return None
+        changed = None
+        for (k, a), (k2, b) in zip(old.items(), new.items()):
+            if k != k2:
+                return None
+            if a is not b and a != b:
+                if changed is not None:
+                    return None
+                changed = k
+        if changed is None:
+            return None
+        path.append(changed)
+        a, b = old[changed], new[changed]
+        if type(a) is dict and type(b) is dict and a and list(a) == list(b):
+            old, new = a, b
+            continue
+        return path, a, b
+
+
+def _rewritten(writer, seen, item, old, new):
+    """The item's text with only its changed entry written anew (dump_list_items), or None. The entry's lines are
+    found by indent alone, and what they read as is checked to be the entry's value before the edit: anything
+    else (the entry on the item's first line, flow style, other indents, comments in it) is left to dump_items."""
+    found = _changed_entry(old, new) if item is not None else None
+    if found is None:
+        return None
+    path, before, after = found
+    lo, hi = 0, len(item)
+    for depth, key in enumerate(path):
+        if not _KEY.match(key):
+            return None
+        indent = 2 + 2 * depth
+        head = "\n" + " " * indent + key + ":"
+        at = item.find(head, lo, hi)
+        if at < 0 or item.find(head, at + 1, hi) >= 0 or item[at + len(head):at + len(head) + 1] not in (" ", "\n"):
+            return None
+        end = _ENTRY_END.get(indent)
+        if end is None:  # (a line of the entry is indented more, or is one of its list's "- " at the key's indent)
+            end = _ENTRY_END[indent] = re.compile(r"\n(?! {%d}(?: |- ))" % indent)
+        stop = end.search(item, at + len(head), hi)
+        lo, hi = at + 1, (stop.end() if stop is not None else hi)
+    entry = item[lo:hi]
+    if not entry.endswith("\n"):
+        return None
+    key = path[-1]
+    known = seen.get(entry)
+    if known is None:
+        try:
+            read_as = yaml.load(entry, Loader=_ReadLoader)
+        except yaml.YAMLError:
+            read_as = None
+        known = seen[entry] = [read_as, None, None]  # (what it reads as; the latest value written, its text)
+    if known[0] != {key: before}:
+        return None
+    if known[1] is None or known[1] != after:
+        try:
+            lines = []
+            writer.mapping(lines, {key: after}, " " * (2 + 2 * (len(path) - 1)), "")
+        except _Unsupported:
+            return None
+        known[1:] = [after, "".join(lines)]
+    return item[:lo] + known[2] + item[hi:]
+
+
 def dump_all(objects, allow_unicode=False):
     """``yaml.safe_dump_all(objects)`` the same way."""
     try:
