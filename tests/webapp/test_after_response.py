@@ -53,6 +53,28 @@ class HeldWorkTests(TransactionTestCase):
         self.leave("no run")
         self.assertEqual(self.done, ["no run"])
 
+    def test_work_a_view_leaves_for_after_its_response_is_done_once_the_request_ends(self):
+        after_response._started(None)
+        do, _ = self.work("after")
+        after_response.after_this_response(do)
+        self.assertEqual(self.done, [])  # (the response is not sent yet)
+        after_response.end_of_request(None)
+        self.assertEqual(self.done, ["after"])
+        after_response.after_this_response(self.work("outside a request")[0])  # (a worker's call: at once)
+        self.assertEqual(self.done, ["after", "outside a request"])
+
+    @mock.patch.object(after_response, "SHOWN_WAIT_SECONDS", 60)
+    def test_work_a_view_leaves_waits_behind_work_held_for_a_run(self):
+        held = self.leave("held", self.run)
+        after_response._started(None)
+        do, finished = self.work("after")
+        after_response.after_this_response(do)
+        after_response.end_of_request(None)
+        self.assertFalse(finished.wait(0.3))  # (queued behind the held work: the run simulates)
+        after_response.shown(self.run.pk)
+        self.assertTrue(held.wait(SETTLED) and finished.wait(SETTLED))
+        self.assertEqual(self.done, ["held", "after"])
+
     @mock.patch.object(after_response, "SHOWN_WAIT_SECONDS", 60)  # (only the page lets it go on)
     def test_held_work_waits_for_the_runs_counts_on_the_page(self):
         finished = self.leave("held", self.run)

@@ -7,6 +7,7 @@ verdict, a run of the draft in this process, another process's run from the disk
 the new text gives; a value the engine refuses, or a text over the size limit, is refused as loading it refuses.
 """
 
+import logging
 import tempfile
 from pathlib import Path
 from unittest import mock
@@ -197,3 +198,67 @@ class QuickEditCheckTests(BaseTestCase):
 
 class LargeTextQuickEditCheckTests(QuickEditCheckTests):
     large = True
+
+
+class DraftEditorPreparesItsProcessTests(BaseTestCase):
+    """The draft editor's page, once its response is sent, reads into its web process from the disk cache what the
+    draft's first quick edit there reads first (its documents, its scenario); it never parses or loads the text."""
+
+    def setUp(self):
+        super().setUp()
+        cache = tempfile.TemporaryDirectory()
+        self.addCleanup(cache.cleanup)
+        self.cache = Path(cache.name)
+        # (each text counts as large: what pages show of it is kept in the database, its documents on disk)
+        for patch in (override_settings(ENGINE_CACHE_DIR=cache.name, EDIT_RUN_AHEAD_MIN_BYTES=-1,
+                                        TEXT_FACT_MIN_BYTES=0),
+                      mock.patch.object(engine, "LOADED_MAX_BYTES", 1000),
+                      mock.patch.object(documents, "DISK_MIN_BYTES", 1000)):
+            patch.enable() if hasattr(patch, "enable") else patch.start()
+            self.addCleanup(patch.disable if hasattr(patch, "disable") else patch.stop)
+        another_process()
+        self.addCleanup(another_process)
+        self.client.force_login(self.editor)
+        self.scenario = services.create_scenario(team=self.team, name="Generated", manifests=CLUSTER,
+                                                 author=self.owner)
+        self.base = f"/scenarios/{self.scenario.pk}/draft/"
+        self.edit(maxSkew="2")  # (the draft's text, its documents and scenario kept on disk)
+        another_process()
+
+    def edit(self, **fields):
+        r = self.client.post(self.base + "edit/", {"op": "set_spread", "workload": "app=frontend", "index": "0",
+                                                   **fields}, headers={"HX-Request": "true"})
+        self.assertContains(r, "Applied:")
+        return r
+
+    def open_the_editor(self, **settings):
+        """The draft editor's page, as a person opens it (run-ahead sizes from 0 up): the drafts log's lines."""
+        with override_settings(**{"EDIT_RUN_AHEAD_MIN_BYTES": 0, **settings}), \
+                self.assertLogs("webapp.scenarios.drafts", "INFO") as logs, \
+                mock.patch.object(engine, "parse_fast", side_effect=AssertionError("parsed the text")), \
+                mock.patch("scheduler_core.load_scenario", side_effect=AssertionError("loaded the text")):
+            logging.getLogger("webapp.scenarios.drafts").info("(the page)")
+            self.assertContains(self.client.get(self.base), "Quick edits")
+        return logs.output
+
+    def test_the_first_edit_after_the_editor_s_page_reads_nothing_from_the_disk_cache(self):
+        said = self.open_the_editor()
+        self.assertTrue(any("read the draft's documents and scenario from the disk cache" in line for line in said))
+        with mock.patch.object(engine, "_read_disk", side_effect=AssertionError("read the disk cache")), \
+                mock.patch.object(engine, "parse_fast", side_effect=AssertionError("parsed the text")):
+            self.edit(maxSkew="3")
+        manifests = Draft.objects.get(scenario=self.scenario, author=self.editor).manifests
+        self.assertIn("maxSkew: 3", manifests)
+        self.assertEqual(engine.simulate(manifests, seed=0, detail=True), loaded_from_text(manifests)[1])
+
+    def test_the_editor_s_page_reads_nothing_of_a_text_the_disk_cache_does_not_hold(self):
+        for kept in self.cache.iterdir():
+            kept.unlink()
+        said = self.open_the_editor()
+        self.assertTrue(any("found nothing of the draft's text in the disk cache" in line for line in said))
+        self.assertEqual(documents._latest[0], None)
+
+    def test_the_editor_s_page_leaves_a_text_over_engine_keep_loaded_bytes_alone(self):
+        said = self.open_the_editor(ENGINE_KEEP_LOADED_BYTES=len(CLUSTER) // 2)
+        self.assertEqual(said, ["INFO:webapp.scenarios.drafts:(the page)"])
+        self.assertEqual(documents._latest[0], None)

@@ -106,6 +106,7 @@ def draft_detail(request, pk):
         drafts.run_if_changed(draft, request.user)
         messages.success(request, "Draft text stored.")
         return redirect("draft-detail", pk=scenario.pk)
+    after_response.after_this_response(lambda: drafts.prepare_for_edits(draft))  # (for the person's first edit)
     return render_draft(request, scenario, draft)
 
 

@@ -46,16 +46,33 @@ _thread = None
 
 @receiver(request_started)
 def _started(sender, **kwargs):
-    _request.run = _request.showed = None
+    _request.run = _request.showed = _request.after = None
+    _request.open = True
 
 
 def end_of_request(sender, **kwargs):
-    """The request is over, its response sent (connected by apps.py after the receivers that leave work): what
-    runs in this thread from now on is not that request's."""
+    """The request is over, its response sent (connected by apps.py after the receivers that leave work): the work
+    its view left for now (``after_this_response``) is left, and what runs in this thread from now on is not that
+    request's."""
+    after = getattr(_request, "after", None)
+    _request.after, _request.open = None, False
+    for work in after or ():
+        later(work)
     showed = getattr(_request, "showed", None)
     _request.run = _request.showed = None
     if showed is not None:
         shown(showed)
+
+
+def after_this_response(work):
+    """Leave ``work`` for once this request's response is sent (then as ``later`` does it). Outside a request (a
+    worker, a test's call of a view function without a request cycle): at once."""
+    if not getattr(_request, "open", False):
+        work()
+        return
+    if _request.after is None:
+        _request.after = []
+    _request.after.append(work)
 
 
 def hold_for(run_pk):

@@ -1,6 +1,8 @@
 """Drafts: one user's unsaved edits of a scenario, run and saved through services."""
 
+import logging
 import secrets
+import time
 
 from django.conf import settings
 from django.utils import timezone
@@ -9,6 +11,8 @@ from . import after_response, engine, runs, services, texts
 from .manifests import edits
 from .manifests import summary as manifests_summary
 from .models import Draft, Run
+
+log = logging.getLogger(__name__)
 
 
 def summary(manifests, config=""):
@@ -87,6 +91,24 @@ def apply(draft, edit, changed=None):
         manifests_summary.check(text, config, scenario=scenario)), changed=changed)  # (the verdict shown)
     draft.validated = (draft.manifests, config)  # (apply_edit loaded it and checked its size: see run)
     return _store(draft, list(draft.edits) + [edit], [])
+
+
+def prepare_for_edits(draft):
+    """Read into this web process, from the engine's disk cache, what the draft's next quick edit reads first there
+    (its documents, its loaded scenario, where its items are: edits.prepare) when its text is one whose quick edits
+    run ahead (EDIT_RUN_AHEAD_MIN_BYTES) and are kept in memory (up to ENGINE_KEEP_LOADED_BYTES). The draft editor's
+    page leaves this for after its response: the person's first edit usually reaches the process that served the
+    page, and read them itself (a first edit of a 5,000-node draft: 1.4 s of server time, against 0.7 s after)."""
+    low, high = settings.EDIT_RUN_AHEAD_MIN_BYTES, settings.ENGINE_KEEP_LOADED_BYTES
+    key = texts.stored_key(draft, "manifests")
+    size = texts.size_of(key) if key and low is not None and low >= 0 else None
+    if size is None or not low <= size <= high:
+        return
+    started = time.perf_counter()
+    docs, scenario = edits.prepare(draft.manifests, draft.config)
+    log.info("drafts: for the next edit, %s in %.0f ms", "read the draft's documents and scenario from the disk cache"
+             if scenario else "read the draft's documents from the disk cache" if docs else
+             "found nothing of the draft's text in the disk cache", (time.perf_counter() - started) * 1000)
 
 
 def queue_fields_ahead(draft, edit, user):

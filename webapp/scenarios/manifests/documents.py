@@ -149,6 +149,28 @@ def _write_pending(sender, **kwargs):
     after_response.later(keep)  # (held while a run the request queued simulates)
 
 
+def take_from_disk(text):
+    """Put the documents of ``text`` that the engine's disk cache holds into this process, as ``read`` would read
+    them, when this process does not hold them already; never parses. True when this process then holds them."""
+    if len(text) < DISK_MIN_BYTES:
+        return False
+    k = engine.text_key(text)
+    with _lock:
+        if _latest[0] == k:
+            return True
+    try:
+        limits.check_size(text, "scenario.yaml")  # (as read_plain asks before it reads the disk cache)
+    except limits.TooLarge:
+        return False
+    with engine.without_cycle_collection():
+        found = engine.read_documents(k)
+        if found is None:
+            return False
+        with _lock:
+            _keep(k, found[0], len(text), found[1])
+    return True
+
+
 def remember(text, docs, plain=True):
     """Keep `docs` as what ``read`` gives for `text`: the documents a quick edit wrote the text from
     (checked by the engine's load), so the next edit of the draft does not parse its text again. `plain`: no

@@ -848,6 +848,20 @@ def _keeping_list_items(text, objects, origin):
     return new
 
 
+def prepare(text, config=""):
+    """Read into this process, from the engine's disk cache, what the next quick edit of ``text`` reads first when
+    this process has read nothing of it: its documents, the engine's scenario of it (the edit's check starts from it)
+    and where the items of a List are. Nothing is parsed or loaded: (whether the documents, whether the scenario
+    were there)."""
+    if not documents.take_from_disk(text):
+        return False, False
+    documents.memo(LIST_LAYOUT, text, lambda: _list_layout(text))
+    scenario = engine.checked_before(text, config)
+    if scenario is not None:
+        engine.keep_checked(text, config, scenario)
+    return True, scenario is not None
+
+
 LIST_LAYOUT = "list layout"  # (documents.memo's name of _list_layout's)
 
 
