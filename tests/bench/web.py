@@ -93,6 +93,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pause", type=float, default=0.0, metavar="SECONDS",
                    help="with --browser: wait this long after the page has loaded and after each run's result is on "
                         "it before the next edit (a person reading it; 0: each edit at once)")
+    p.add_argument("--new-worker", action="store_true",
+                   help="with --browser: a new worker for the browser edits, one that holds nothing of the draft (as "
+                        "one that has run other scenarios since): the first edit's run reads the scenario from the "
+                        "disk cache and takes over no cycles")
     p.add_argument("--threads", type=int, default=4, metavar="N",
                    help="with --browser: gunicorn's threads a process (4, as docker-compose.yml; 1: sync workers)")
     p.add_argument("--keep-alive", type=int, default=75, metavar="SECONDS",
@@ -165,6 +169,12 @@ def main(argv: list[str] | None = None) -> int:
                   flush=True)
         edited = _time_edit(client, scenario_id) if args.edit else None
         if args.edit and args.browser:
+            if args.new_worker:
+                os.killpg(worker.pid, signal.SIGTERM)
+                worker.wait(20)
+                log = log.with_name("worker-new.log")
+                worker = _start_worker(env, queue, log)
+                print("browser edits: on a new worker", flush=True)
             _time_browser_edits(env, queue, scenario_id, args.browser, log, args.threads, args.pause, args.keep_alive)
         if args.sweep:
             _time_sweep(client, scenario_id, args.sweep)
