@@ -117,7 +117,7 @@ bench: $(VENV)/.installed services
 	$(PY) -m tests.bench.web
 	$(PY) -m tests.bench.web --size 1000 --runs 2 --pages
 	$(PY) -m tests.bench.takeover --size 5000
-	$(PY) -m tests.bench.web --size 5000 --runs 1 --edit --browser 5 --sweep 48
+	$(PY) -m tests.bench.web --size 5000 --runs 1 --edit --browser 7 --pause 2 --sweep 48
 
 bench-quick: $(VENV)/.installed services
 	$(PY) -m tests.bench.run --quick
