@@ -81,16 +81,19 @@ def loaded_from_text(manifests):
     return verdict, result
 
 
-class QuickEditCheckTests(BaseTestCase):
-    large = False  # every text counts as large: the scenario is kept as the latest checked, not in _LOADED
+class EditorTestCase(BaseTestCase):
+    """The editor logged in, the generated cluster as a scenario, a disk cache of its own and this process's caches
+    forgotten before and after (``patches()``: the settings and patches the tests run under)."""
+
+    def patches(self, cache):
+        return [override_settings(ENGINE_CACHE_DIR=cache, EDIT_RUN_AHEAD_MIN_BYTES=-1)]
 
     def setUp(self):
         super().setUp()
         cache = tempfile.TemporaryDirectory()
         self.addCleanup(cache.cleanup)
         self.cache = Path(cache.name)
-        for patch in (override_settings(ENGINE_CACHE_DIR=cache.name, EDIT_RUN_AHEAD_MIN_BYTES=-1),
-                      mock.patch.object(engine, "LOADED_MAX_BYTES", 1000 if self.large else engine.LOADED_MAX_BYTES)):
+        for patch in self.patches(cache.name):
             patch.enable() if hasattr(patch, "enable") else patch.start()
             self.addCleanup(patch.disable if hasattr(patch, "disable") else patch.stop)
         another_process()
@@ -99,6 +102,14 @@ class QuickEditCheckTests(BaseTestCase):
         self.scenario = services.create_scenario(team=self.team, name="Generated", manifests=CLUSTER,
                                                  author=self.owner)
         self.base = f"/scenarios/{self.scenario.pk}/draft/"
+
+
+class QuickEditCheckTests(EditorTestCase):
+    large = False  # every text counts as large: the scenario is kept as the latest checked, not in _LOADED
+
+    def patches(self, cache):
+        return super().patches(cache) + [
+            mock.patch.object(engine, "LOADED_MAX_BYTES", 1000 if self.large else engine.LOADED_MAX_BYTES)]
 
     def edit(self, **fields):
         """Post a quick edit as the editor does (a spread constraint's fields unless ``op`` says otherwise): (the
@@ -200,28 +211,18 @@ class LargeTextQuickEditCheckTests(QuickEditCheckTests):
     large = True
 
 
-class DraftEditorPreparesItsProcessTests(BaseTestCase):
+class DraftEditorPreparesItsProcessTests(EditorTestCase):
     """The draft editor's page, once its response is sent, reads into its web process from the disk cache what the
     draft's first quick edit there reads first (its documents, its scenario); it never parses or loads the text."""
 
+    def patches(self, cache):
+        # (each text counts as large: what pages show of it is kept in the database, its documents on disk)
+        return super().patches(cache) + [override_settings(TEXT_FACT_MIN_BYTES=0),
+                                         mock.patch.object(engine, "LOADED_MAX_BYTES", 1000),
+                                         mock.patch.object(documents, "DISK_MIN_BYTES", 1000)]
+
     def setUp(self):
         super().setUp()
-        cache = tempfile.TemporaryDirectory()
-        self.addCleanup(cache.cleanup)
-        self.cache = Path(cache.name)
-        # (each text counts as large: what pages show of it is kept in the database, its documents on disk)
-        for patch in (override_settings(ENGINE_CACHE_DIR=cache.name, EDIT_RUN_AHEAD_MIN_BYTES=-1,
-                                        TEXT_FACT_MIN_BYTES=0),
-                      mock.patch.object(engine, "LOADED_MAX_BYTES", 1000),
-                      mock.patch.object(documents, "DISK_MIN_BYTES", 1000)):
-            patch.enable() if hasattr(patch, "enable") else patch.start()
-            self.addCleanup(patch.disable if hasattr(patch, "disable") else patch.stop)
-        another_process()
-        self.addCleanup(another_process)
-        self.client.force_login(self.editor)
-        self.scenario = services.create_scenario(team=self.team, name="Generated", manifests=CLUSTER,
-                                                 author=self.owner)
-        self.base = f"/scenarios/{self.scenario.pk}/draft/"
         self.edit(maxSkew="2")  # (the draft's text, its documents and scenario kept on disk)
         another_process()
 
