@@ -101,11 +101,7 @@ def read_plain(text, filename="scenario.yaml", stored=False):
         if _latest[0] == k:
             return _latest[1], _latest[2]
     with engine.without_cycle_collection():  # (and kept, frozen if large, before it runs again: frozen.py)
-        found = None
-        if len(text) >= DISK_MIN_BYTES:
-            if not stored:
-                limits.check_size(text, filename)  # (the documents kept on disk passed the rest)
-            found = engine.read_documents(k)
+        found = _on_disk(k, text, filename, stored)
         if found is not None:
             docs, plain = found  # (checked when kept; what the engine decoded from them is taken in)
         else:
@@ -119,6 +115,15 @@ def read_plain(text, filename="scenario.yaml", stored=False):
 
 # Texts this large have their documents kept on disk for other processes (engine.read_documents).
 DISK_MIN_BYTES = 4 * 1024 * 1024
+
+
+def _on_disk(k, text, filename, stored):
+    """(documents, plain) of a text this large that the engine's disk cache holds (its key ``k``), else None."""
+    if len(text) < DISK_MIN_BYTES:
+        return None
+    if not stored:
+        limits.check_size(text, filename)  # (the documents kept on disk passed the rest)
+    return engine.read_documents(k)
 _to_disk = threading.local()  # what to write once this thread's request is over
 
 
@@ -158,12 +163,11 @@ def take_from_disk(text):
     with _lock:
         if _latest[0] == k:
             return True
-    try:
-        limits.check_size(text, "scenario.yaml")  # (as read_plain asks before it reads the disk cache)
-    except limits.TooLarge:
-        return False
     with engine.without_cycle_collection():
-        found = engine.read_documents(k)
+        try:
+            found = _on_disk(k, text, "scenario.yaml", stored=False)
+        except limits.TooLarge:
+            return False
         if found is None:
             return False
         with _lock:

@@ -802,9 +802,9 @@ def dump_keeping(text, before, objects, shape, origin=None):
 def _keeping_list_items(text, objects, origin):
     """The List's text with its items replaced by the objects: the text of each item the edit left
     unchanged (equal to the item as the text reads), each other item written anew, or only the entry the edit
-    changed in it (documents.dump_list_items); None when the text
-    is not in kubectl's layout, may tie items together through anchors, or the List ends up empty. A
-    quick edit of a 29 MB cluster wrote every item again: 3 s of its 7."""
+    changed in it (documents.dump_list_items); None when the text is not in kubectl's layout, may tie items
+    together through anchors, or the List ends up empty. A quick edit of a 29 MB cluster wrote every item
+    again: 3 s of its 7."""
     if not objects:
         return None
     properties, found = documents.memo(LIST_LAYOUT, text, lambda: _list_layout(text))
@@ -819,7 +819,7 @@ def _keeping_list_items(text, objects, origin):
         return None
     bounds = starts + [end]
     out = [text[:starts[0]]]
-    changed = []  # (where in out, (the item's text and the item as read from it, for an item of the text; the object))
+    changed = []  # (where in out, (the item's text and the item as read from it, or None, None; the object))
     for obj in objects:
         i = origin.get(id(obj))
         if i is None:
