@@ -304,7 +304,7 @@ items:
 
 
 def test_an_edit_of_a_template_leaves_pods_that_alias_it_alone():
-    # kubectl never writes anchors, but people do (and so does our min-domains example).
+    # kubectl never writes anchors, but people do.
     new = edits.apply_edit(ALIASED, {"op": "remove_spread", "workload": "ReplicaSet/web", "index": 0})
     assert not find(new, "Pod", "web-1")["spec"].get("topologySpreadConstraints")
     assert "*" not in new
@@ -321,6 +321,14 @@ def test_an_edit_keeps_the_other_documents_and_comments_as_written():
     assert "kind: ReplicaSet  # the web tier\n" in new  # untouched documents stay as written
     assert new.endswith(UNLABELLED + "---\n" + HIGH)
     assert objects_of(new)[2:] == objects_of(text)[2:]
+
+
+@pytest.mark.parametrize("op", ["cordon", "uncordon"])
+def test_a_node_already_so_is_left_as_written(op):
+    n2 = NODE.format(name="n2", zone="z2")
+    text = "# ours\n" + (multi().replace(n2, n2 + "spec: {unschedulable: true}  # drained\n") if op == "cordon"
+                         else multi())
+    assert edits.apply_edit(text, {"op": op, "node": "n2"}) == text
 
 
 def test_an_edit_keeps_the_comment_a_list_opens_with():
@@ -414,7 +422,7 @@ def forget_every_text():
 
 LATER = {"op": "add_taint", "node": "n1", "key": "later", "effect": "NoSchedule"}
 SHARED_CASES = CASES + [
-    ("uncordon", {"op": "uncordon", "node": "n2"}, lambda t: "unschedulable" not in find(t, "Node", "n2")["spec"]),
+    ("uncordon", {"op": "uncordon", "node": "n1"}, lambda t: "unschedulable" not in find(t, "Node", "n1")["spec"]),
     ("remove_taint", {"op": "remove_taint", "node": "n1", "key": "old"},
      lambda t: find(t, "Node", "n1")["spec"]["taints"] == []),
     ("set_spread", {"op": "set_spread", "workload": "app=web", "maxSkew": 2, "minDomains": 2},
@@ -432,7 +440,8 @@ def test_an_edit_leaves_the_text_it_started_from_as_later_readers_read_it(shape,
     # A quick edit works on the documents this process keeps of the text (shared with pages and the next
     # edit), copying only the objects it changes: the text's documents must come out of it untouched.
     text = {**SHAPES, "kubectl list": kubectl_list}[shape]()
-    tainted = edits.apply_edit(text, {"op": "add_taint", "node": "n1", "key": "old"})  # (for remove_taint)
+    tainted = edits.apply_edit(edits.apply_edit(text, {"op": "add_taint", "node": "n1", "key": "old"}),
+                               {"op": "cordon", "node": "n1"})  # (for remove_taint and uncordon)
     forget_every_text()
     expected = edits.apply_edit(tainted, LATER)  # a later edit of the same text, in a process that has read nothing
     forget_every_text()
@@ -446,7 +455,8 @@ def test_an_edit_leaves_the_text_it_started_from_as_later_readers_read_it(shape,
 @pytest.mark.parametrize("name,edit,check", SHARED_CASES, ids=[c[0] for c in SHARED_CASES])
 def test_the_edit_after_an_edit_of_a_kubectl_list_writes_what_a_process_reading_its_text_writes(name, edit, check):
     # (the first edit tells the next where it put the new text's items, instead of the next finding them)
-    tainted = edits.apply_edit(kubectl_list(), {"op": "add_taint", "node": "n1", "key": "old"})  # (remove_taint's)
+    tainted = edits.apply_edit(edits.apply_edit(kubectl_list(), {"op": "add_taint", "node": "n1", "key": "old"}),
+                               {"op": "cordon", "node": "n1"})  # (remove_taint's and uncordon's)
     new = edits.apply_edit(tainted, edit)
     node = next(o["metadata"]["name"] for o in objects_of(new) if o["kind"] == "Node")
     later = {**LATER, "node": node}

@@ -473,7 +473,10 @@ def remove_zone(objects, zone, key=ZONE_KEY):
 
 
 def cordon(objects, node, unschedulable=True):
-    spec = own(objects, find_node(objects, node)).setdefault("spec", {})
+    obj = find_node(objects, node)
+    if bool((obj.get("spec") or {}).get("unschedulable")) == unschedulable:
+        return objects  # (so already: the node stays as written)
+    spec = own(objects, obj).setdefault("spec", {})
     if unschedulable:
         spec["unschedulable"] = True
     else:
