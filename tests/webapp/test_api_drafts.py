@@ -25,6 +25,15 @@ class ApiDraftsTestCase(BaseTestCase):
                      format="json")
         self.assertEqual((r.status_code, r.data["object"], r.data["field"]), (400, "ReplicaSet/default/api", "workload"))
 
+    def test_an_edit_that_changes_nothing_is_200_with_the_draft_as_it_was(self):
+        api = self.api(self.editor)
+        api.post(self.url("draft/edits/"), {"op": "cordon", "node": "node-a"}, format="json")
+        text = Draft.objects.get().manifests
+        r = api.post(self.url("draft/edits/"), {"op": "cordon", "node": "node-a"}, format="json")
+        self.assertEqual((r.status_code, r.data["edits"], r.data["manifests"]),
+                         (200, [{"op": "cordon", "node": "node-a"}], text))
+        self.assertEqual(Draft.objects.get().edits, [{"op": "cordon", "node": "node-a"}])
+
     def test_a_quick_edit_of_a_large_text_loads_the_new_text_with_the_engine_once(self):
         # A text over LOADED_MAX_BYTES is not kept loaded in the web process: the response's verdict loaded the
         # edited text again from the engine's disk cache (a second at 150,000 pods). (A directive's change, as this

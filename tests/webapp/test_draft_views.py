@@ -249,6 +249,37 @@ class DraftQuickEditsTestCase(BaseTestCase):
                 self.assertEqual(Draft.objects.get().edits[-1],
                                  {"op": "set_spread", "workload": "app=web", "index": "0", **changed})
 
+    def test_an_edit_that_changes_nothing_says_so_and_adds_no_entry_to_the_edit_list(self):
+        whole = {"op": "set_spread", "workload": "app=web", "index": "0", "maxSkew": "1",
+                 "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
+                 "minDomains": "unset"}
+        self.edit(op="cordon", node="node-a")
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
+            with self.captureOnCommitCallbacks(execute=True):
+                for fields, message in (
+                        (whole, "No change: no field of spread constraint 0 of app=web differs from the draft&#x27;s."),
+                        ({"op": "cordon", "node": "node-a"},
+                         "No change: “Cordoned node-a” leaves the draft as it is, so the edit list stays as it was."),
+                ):
+                    with self.subTest(fields=fields):
+                        runs = Run.objects.count()
+                        r = self.edit(**fields)
+                        self.assertContains(r, f'<p class="msg info" id="edit-ok">{message}</p>', html=True)
+                        self.assertNotContains(r, "Applied:")
+                        self.assertEqual([e["op"] for e in Draft.objects.get().edits], ["cordon"])
+                        self.assertContains(r, '<span id="edit-count" hx-swap-oob="true">1 edit</span>', html=True)
+                        self.assertEqual(Run.objects.count(), runs)
+
+    def test_typed_text_sent_with_an_edit_that_changes_nothing_is_stored_and_run(self):
+        typed = SPREAD_AND_CLASS.replace("name: web-1", "name: web-typed")
+        with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
+            with self.captureOnCommitCallbacks(execute=True):
+                r = self.edit(op="uncordon", node="node-a", manifests=typed, config="")
+        self.assertContains(r, "No change: “Uncordoned node-a” leaves the draft as it is")
+        self.assertEqual((Draft.objects.get().manifests, [e["op"] for e in Draft.objects.get().edits]),
+                         (typed, ["text"]))
+        self.assertEqual(Run.objects.filter(label="draft").count(), 1)
+
     def test_it_offers_a_form_for_every_kind_of_edit(self):
         r = self.client.get(self.base)
         for text in ('value="set_spread"', 'aria-label="Remove constraint 0 of app=web"', 'value="add_spread"',

@@ -144,6 +144,14 @@ class RunAheadTests(BaseTestCase):
         self.assertEqual([e.get("maxSkew") for e in draft.edits], ["2", None, "3"])
         self.assertEqual(draft.edits[0], {"op": "set_spread", "workload": "app=frontend", "index": "0", "maxSkew": "2"})
 
+    def test_a_constraint_form_sent_with_no_field_changed_leaves_no_run_and_no_edit(self):
+        response, _ = self.edit(op="set_spread", workload="app=frontend", index="0", maxSkew="5",
+                                whenUnsatisfiable="DoNotSchedule", topologyKey="topology.kubernetes.io/zone",
+                                minDomains="unset")
+        self.assertIn("No change: no field of spread constraint 0 of app=frontend differs", response.content.decode())
+        self.assertEqual(self.draft_runs(), [])  # (the run queued ahead of the text is gone)
+        self.assertEqual(Draft.objects.get(scenario=self.scenario, author=self.editor).edits, [])
+
     def test_a_run_queued_for_a_text_the_draft_no_longer_has_is_dropped(self):
         """The run is queued from the draft's row before the edit reads the text; a change of the text in between (the
         same person's other tab) means the fields were set in the scenario of a text the edit does not edit."""

@@ -134,7 +134,8 @@ class DraftView(GenericAPIView):
 
 
 class DraftEditView(GenericAPIView):
-    """Apply one structured edit; a refused edit is 400 naming the object and field, the draft unchanged."""
+    """Apply one structured edit; a refused edit is 400 naming the object and field, the draft unchanged. An edit that
+    leaves the text as it is (a node cordoned already) is 200 with the draft as it was: its edits gain no entry."""
 
     serializer_class = DraftSerializer
     queryset = Draft.objects.none()
@@ -147,6 +148,8 @@ class DraftEditView(GenericAPIView):
         try:
             # A form body is a QueryDict: take one value per field, not lists.
             drafts.apply(draft, request.data.dict() if hasattr(request.data, "dict") else dict(request.data))
+        except drafts.Unchanged:
+            pass  # (an edit that leaves the text as it is: the draft as it was, with no entry for it in its edits)
         except engine.ScenarioInvalid as e:
             return invalid(e)
         return Response(DraftSerializer(draft, context=self.get_serializer_context()).data)

@@ -149,13 +149,24 @@ def _step(request, pk, step, verb, nothing):
     return changed(request, scenario, draft, f"{verb}: {edits.describe(done)}.")
 
 
-def changed(request, scenario, draft, said):
-    """After a change of the draft: it runs by itself, and the page (or its body) says what was done."""
-    drafts.run_if_changed(draft, request.user)
+def changed(request, scenario, draft, said, kind="success", run=True):
+    """After a change of the draft: it runs by itself (unless ``run`` is false: nothing changed), and the page (or its
+    body) says what was done (``kind``: the message's, "success" or "info")."""
+    if run:
+        drafts.run_if_changed(draft, request.user)
     if request.htmx:
-        return render_draft(request, scenario, draft, "draft-body", edit_ok={"said": said, "origin": origin_of(request)})
-    messages.success(request, said)
+        return render_draft(request, scenario, draft, "draft-body",
+                            edit_ok={"said": said, "kind": kind, "origin": origin_of(request)})
+    (messages.success if kind == "success" else messages.info)(request, said)
     return redirect("draft-detail", pk=scenario.pk)
+
+
+def unchanged_said(edit):
+    """What the page says of an edit that left the draft as it was (drafts.Unchanged)."""
+    if edit.get("op") == "set_spread" and not set(edit) & {"maxSkew", "minDomains", "whenUnsatisfiable", "topologyKey"}:
+        return (f"No change: no field of spread constraint {edit.get('index', 0)} of {edit.get('workload', '')} "
+                "differs from the draft's.")
+    return f"No change: “{edits.describe(edit)}” leaves the draft as it is, so the edit list stays as it was."
 
 
 @login_required
@@ -225,16 +236,19 @@ def version_of(draft):
 
 def keep_typed_text(draft, post):
     """Store the editor's text first when a quick edit sends it, so what was typed there is not lost; a text sent
-    from an older state of the draft (an autosave that left before a quick edit landed) is not stored over it."""
+    from an older state of the draft (an autosave that left before a quick edit landed) is not stored over it.
+    True when it stored a text."""
     if "manifests" not in post:
-        return
+        return False
     if post.get("version") and post["version"] != version_of(draft):
-        return
+        return False
     # Browsers may send CRLF line ends; the stored text has LF.
     manifests = post["manifests"].replace("\r\n", "\n")
     config = post.get("config", draft.config).replace("\r\n", "\n")
-    if (manifests, config) != (draft.manifests.replace("\r\n", "\n"), draft.config.replace("\r\n", "\n")):
-        drafts.set_text(draft, manifests, config)
+    if (manifests, config) == (draft.manifests.replace("\r\n", "\n"), draft.config.replace("\r\n", "\n")):
+        return False
+    drafts.set_text(draft, manifests, config)
+    return True
 
 
 @login_required
@@ -242,12 +256,14 @@ def keep_typed_text(draft, post):
 def draft_edit(request, pk):
     scenario = get_scenario(request, pk, Role.EDITOR)
     draft = drafts.get_or_start(scenario, request.user)
-    keep_typed_text(draft, request.POST)
+    typed = keep_typed_text(draft, request.POST)
     posted = edit_from_post(request.POST)
     queued = drafts.queue_fields_ahead(draft, posted, request.user)  # (before the text is read: a large one takes long)
     edit = only_changed_fields(posted, draft)
     try:
         drafts.apply_running_ahead(draft, edit, request.user, queued=queued)
+    except drafts.Unchanged:  # (the text typed in the editor runs, when this request stored it)
+        return changed(request, scenario, draft, unchanged_said(edit), kind="info", run=typed)
     except engine.ScenarioInvalid as e:
         draft.refresh_from_db()
         return render_draft(request, scenario, draft, "draft-body", edit_error={

@@ -83,12 +83,24 @@ def set_text(draft, manifests, config=None):
     return _store(draft, kept + [edit], [])
 
 
+class Unchanged(Exception):
+    """An edit that leaves the draft's text as it is (a node cordoned already, a constraint form sent with no field
+    changed): nothing is stored, so the edit list gains no entry that did nothing, and there is nothing to run."""
+
+    def __init__(self, edit):
+        super().__init__(edits.describe(edit))
+        self.edit = edit
+
+
 def apply(draft, edit, changed=None):
-    """Apply one structured edit; raises edits.EditError / engine.ScenarioInvalid, draft unchanged.
-    ``changed``: edits.apply_edit's."""
+    """Apply one structured edit; raises edits.EditError / engine.ScenarioInvalid, or Unchanged when the edit leaves
+    the text as it is; the draft is unchanged then. ``changed``: edits.apply_edit's."""
     config = draft.config
-    draft.manifests = edits.apply_edit(draft.manifests, edit, config, checked=lambda text, scenario: (
+    new = edits.apply_edit(draft.manifests, edit, config, checked=lambda text, scenario: (
         manifests_summary.check(text, config, scenario=scenario)), changed=changed)  # (the verdict shown)
+    if new == draft.manifests:
+        raise Unchanged(edit)
+    draft.manifests = new
     draft.validated = (draft.manifests, config)  # (apply_edit loaded it and checked its size: see run)
     return _store(draft, list(draft.edits) + [edit], [])
 
@@ -154,7 +166,7 @@ def apply_running_ahead(draft, edit, user, queued=None):
 
     try:
         apply(draft, edit, changed=changed)
-    except BaseException:
+    except BaseException:  # (Unchanged too: the run would simulate the text the draft has)
         _drop(ahead)
         raise
     if not ahead:
