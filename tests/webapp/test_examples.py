@@ -2,10 +2,13 @@
 
 from collections import Counter
 
+import difflib
+
 import pytest
 import yaml
 
 from webapp.scenarios import engine
+from webapp.scenarios.manifests import edits
 from webapp.scenarios.manifests import summary as manifests
 from webapp.scenarios.management.commands.load_examples import EXAMPLES_DIR
 
@@ -33,6 +36,25 @@ def test_it_ships_kubectl_style_lists(path):
             assert {"cpu", "memory"} <= set(requests)
         if item["kind"] == "Node":
             assert {"cpu", "memory", "pods"} <= set(item["status"]["allocatable"])
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES_DIR.glob("*.yaml")), ids=lambda p: p.stem)
+def test_its_examples_have_no_yaml_anchors_as_kubectl_writes_none(path):
+    # (an anchor shares one value among pods: an edit of one writes them all out again, every alias expanded)
+    assert [e for e in yaml.parse(path.read_text()) if getattr(e, "anchor", None)] == []
+
+
+@pytest.mark.parametrize("name,workload,field,old,new", [
+    ("zone-spreading", "ReplicaSet/default/web-7c9f8d6b5d", "maxSkew", 1, 2),
+    ("min-domains", "ReplicaSet/default/api-5b7d9c8f4", "minDomains", 5, 3),
+])
+def test_a_spread_edit_of_an_example_changes_only_that_fields_lines(name, workload, field, old, new):
+    text = (EXAMPLES_DIR / f"{name}.yaml").read_text()
+    edited = edits.apply_edit(text, {"op": "set_spread", "workload": workload, "index": 0, field: new})
+    changed = [f"{line[0]} {line[1:].strip()}" for line in difflib.unified_diff(text.splitlines(), edited.splitlines(), lineterm="", n=0)
+               if line[:1] in "+-" and line[:3] not in ("+++", "---")]
+    pods = text.count(f"{field}: {old}")  # (the template's and each pod's)
+    assert pods > 1 and sorted(changed) == sorted([f"- {field}: {old}", f"+ {field}: {new}"] * pods)
 
 
 def test_it_spreads_web_evenly_over_three_zones():
