@@ -520,6 +520,14 @@ class NodeInfo:
         c.below = self.below
         return c
 
+    def copy_for_run(self) -> "NodeInfo":
+        """A copy for a run to change (of the scheduler cache's: simulation.scheduler_cache), as a
+        NodeInfo built with the same pods is: clone's, with a mapping of lower-priority pods of its
+        own (nothing a run works out is shared with the next)."""
+        c = self.clone()
+        c.below = self.below = None
+        return c
+
     def __repr__(self) -> str:
         return f"NodeInfo({self.name!r}, pods={len(self.pods)})"
 

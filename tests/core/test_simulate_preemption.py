@@ -259,3 +259,15 @@ def test_no_node_where_preemption_helps_is_reported() -> None:
     assert outcome(r, "p")["message"] == (
         "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: "
         "1 No preemption victims found for incoming pod.")
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["columnar", "reference"])
+def test_a_scenario_run_again_starts_from_the_pods_it_loaded_not_where_the_run_before_left_them(fast) -> None:
+    # (the second run's nodes are copies of the cluster as loaded, kept for the scenario's next runs: were the
+    # first run's binds and evictions left in them, hi would find low1 gone and n1 taken by itself)
+    scenario = load_scenario("---\n".join([node("n1"), node("n2"), pod("low1", "2", 1, on="n1"),
+                                           pod("low5", "2", 5, on="n2"), pod("hi", "2", 1000)]))
+    first = simulate(scenario, 0, fast=fast)
+    for again in (simulate(scenario, 0, fast=fast), simulate(scenario, 0, fast=not fast)):
+        assert again == first
+    assert (outcome(first, "hi")["node"], first["evicted"]) == ("n1", ["default/low1"])
