@@ -64,7 +64,7 @@ def scheduler_cache(scenario) -> dict[str, NodeInfo]:
         if ref() is scenario:
             return cache
     cache = _built_node_infos(scenario)
-    _CACHES[:] = _CACHES[-(CACHES_KEPT - 1):] + [(weakref.ref(scenario, _forget), cache)]
+    _CACHES[:] = _CACHES[max(len(_CACHES) - CACHES_KEPT + 1, 0):] + [(weakref.ref(scenario, _forget), cache)]
     return cache
 
 
