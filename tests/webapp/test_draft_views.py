@@ -254,20 +254,25 @@ class DraftQuickEditsTestCase(BaseTestCase):
                  "topologyKey": "topology.kubernetes.io/zone", "whenUnsatisfiable": "DoNotSchedule",
                  "minDomains": "unset"}
         self.edit(op="cordon", node="node-a")
+        self.edit(op="set_priority", target="Pod/default/web-1", priorityClassName="high")
         with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
             with self.captureOnCommitCallbacks(execute=True):
                 for fields, message in (
                         (whole, "No change: no field of spread constraint 0 of app=web differs from the draft&#x27;s."),
-                        ({"op": "cordon", "node": "node-a"},
-                         "No change: “Cordoned node-a” leaves the draft as it is, so the edit list stays as it was."),
+                        ({"op": "cordon", "node": "node-a"}, "No change: node-a is cordoned already."),
+                        ({"op": "set_priority", "target": "Pod/default/web-1", "priorityClassName": "high"},
+                         "No change: Pod/default/web-1 has that priority already."),
+                        ({"op": "remove_gate", "target": "Pod/default/web-1"},  # (an op without a sentence of its own)
+                         "No change: “Gate every gate removed from Pod/default/web-1” leaves the draft as it is, so "
+                         "the edit list stays as it was."),
                 ):
                     with self.subTest(fields=fields):
                         runs = Run.objects.count()
                         r = self.edit(**fields)
                         self.assertContains(r, f'<p class="msg info" id="edit-ok">{message}</p>', html=True)
                         self.assertNotContains(r, "Applied:")
-                        self.assertEqual([e["op"] for e in Draft.objects.get().edits], ["cordon"])
-                        self.assertContains(r, '<span id="edit-count" hx-swap-oob="true">1 edit</span>', html=True)
+                        self.assertEqual([e["op"] for e in Draft.objects.get().edits], ["cordon", "set_priority"])
+                        self.assertContains(r, '<span id="edit-count" hx-swap-oob="true">2 edits</span>', html=True)
                         self.assertEqual(Run.objects.count(), runs)
 
     def test_typed_text_sent_with_an_edit_that_changes_nothing_is_stored_and_run(self):
@@ -275,7 +280,7 @@ class DraftQuickEditsTestCase(BaseTestCase):
         with mock.patch("webapp.scenarios.tasks.execute_run.apply_async"):
             with self.captureOnCommitCallbacks(execute=True):
                 r = self.edit(op="uncordon", node="node-a", manifests=typed, config="")
-        self.assertContains(r, "No change: “Uncordoned node-a” leaves the draft as it is")
+        self.assertContains(r, "No change: node-a is not cordoned.")
         self.assertEqual((Draft.objects.get().manifests, [e["op"] for e in Draft.objects.get().edits]),
                          (typed, ["text"]))
         self.assertEqual(Run.objects.filter(label="draft").count(), 1)

@@ -161,12 +161,27 @@ def changed(request, scenario, draft, said, kind="success", run=True):
     return redirect("draft-detail", pk=scenario.pk)
 
 
+# What an edit that changed nothing found already so, by op (the edit's fields fill it in)
+ALREADY = {
+    "cordon": "{node} is cordoned already",
+    "uncordon": "{node} is not cordoned",
+    "add_taint": "{node} has that taint already",
+    "set_replicas": "{workload} has {replicas} replicas already",
+    "set_priority": "{target} has that priority already",
+    "add_gate": "{target} has the gate {name} already",
+}
+
+
 def unchanged_said(edit):
     """What the page says of an edit that left the draft as it was (drafts.Unchanged)."""
-    if edit.get("op") == "set_spread" and not set(edit) & {"maxSkew", "minDomains", "whenUnsatisfiable", "topologyKey"}:
+    op = edit.get("op")
+    if op == "set_spread" and not set(edit) & {"maxSkew", "minDomains", "whenUnsatisfiable", "topologyKey"}:
         return (f"No change: no field of spread constraint {edit.get('index', 0)} of {edit.get('workload', '')} "
                 "differs from the draft's.")
-    return f"No change: “{edits.describe(edit)}” leaves the draft as it is, so the edit list stays as it was."
+    try:
+        return f"No change: {ALREADY[op].format(**edit)}."
+    except (KeyError, IndexError):  # (another op, or a field the sentence names is missing)
+        return f"No change: “{edits.describe(edit)}” leaves the draft as it is, so the edit list stays as it was."
 
 
 @login_required
