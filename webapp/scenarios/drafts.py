@@ -87,10 +87,6 @@ class Unchanged(Exception):
     """An edit that leaves the draft's text as it is (a node cordoned already, a constraint form sent with no field
     changed): nothing is stored, so the edit list gains no entry that did nothing, and there is nothing to run."""
 
-    def __init__(self, edit):
-        super().__init__(edits.describe(edit))
-        self.edit = edit
-
 
 def apply(draft, edit, changed=None):
     """Apply one structured edit; raises edits.EditError / engine.ScenarioInvalid, or Unchanged when the edit leaves
@@ -99,7 +95,7 @@ def apply(draft, edit, changed=None):
     new = edits.apply_edit(draft.manifests, edit, config, checked=lambda text, scenario: (
         manifests_summary.check(text, config, scenario=scenario)), changed=changed)  # (the verdict shown)
     if new == draft.manifests:
-        raise Unchanged(edit)
+        raise Unchanged(edits.describe(edit))
     draft.manifests = new
     draft.validated = (draft.manifests, config)  # (apply_edit loaded it and checked its size: see run)
     return _store(draft, list(draft.edits) + [edit], [])
