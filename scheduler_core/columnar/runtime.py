@@ -279,6 +279,8 @@ class ColumnarFramework:
                     t.sums[frozenset(skip)] = sums
             totals = self._default_totals(state, idx, sums) if sums is not None else None
             if totals is not None:
+                if sums[8]:
+                    self._add_scored(state, pod, idx, totals, sums[8])
                 return totals, list(sums[0]), None, None
         if plugins is None:
             plugins = [pl for pl in self.score_plugins if pl.NAME not in skip]
@@ -356,22 +358,26 @@ class ColumnarFramework:
     def _sums(self, state: CycleState, pod: Pod, plugins: list) -> tuple | None:
         """What kernels.default_totals takes for these Score plugins other than PodTopologySpread's
         counts: (plugin names, constant, NodeResourcesFit's and BalancedAllocation's arguments, NodeAffinity's
-        raw scores and weight, PodTopologySpread and its weight), when every plugin is NodeResourcesFit,
-        BalancedAllocation or PodTopologySpread in their compiled cases, NodeAffinity, or one scoring every node
-        alike; else None. The same for every pod of one template with the same plugins skipped (the plugins
-        other than PodTopologySpread read only the pod's template fields and fixed node data)."""
+        raw scores and weight, PodTopologySpread and its weight, the other plugins with their weights), when
+        NodeResourcesFit, BalancedAllocation and PodTopologySpread are in their compiled cases; else None. Of the
+        others, those scoring every node alike are summed in ``constant``; the rest (InterPodAffinity, whose scores
+        follow the pods bound so far; ImageLocality where some node has the pod's images) score each cycle and are
+        added to the kernel's totals (_add_scored). The same for every pod of one template with the same plugins
+        skipped (the plugins summed read only the pod's template fields and fixed node data)."""
         if not kernels.available(self.ctx.table.n):
             return None
         weights = self.profile.weights
         constant = 0
-        summed = []
+        summed, scored = [], []
         for pl in plugins:  # (first the plugins that may rule the loop out, at no cost to the others)
             if type(pl) in _SUMMED:
                 summed.append(pl)
                 continue
-            s = pl.constant_score(state, pod) if type(pl).constant_score is not _NO_CONSTANT else None
+            own = type(pl).constant_score is not _NO_CONSTANT
+            s = pl.constant_score(state, pod) if own else None
             if s is None:
-                return None
+                scored.append((pl, weights.get(pl.NAME, 1), own))
+                continue
             constant += s * weights.get(pl.NAME, 1)
         fit, bal = (0, 0, 1, 1, 0), (0, 0, 0)
         spread, w_spread = None, 0
@@ -393,12 +399,27 @@ class ColumnarFramework:
                 spread, w_spread = pl, w
             else:
                 na_raw, w_na = pl.raw_scores(state, pod), w
-        return [pl.NAME for pl in plugins], constant, fit, bal, na_raw, w_na, spread, w_spread
+        return [pl.NAME for pl in plugins], constant, fit, bal, na_raw, w_na, spread, w_spread, scored
+
+    @staticmethod
+    def _add_scored(state: CycleState, pod: Pod, idx: np.ndarray, totals: np.ndarray, scored: list) -> None:
+        """Add to totals (in place) the weighted normalized scores of the plugins _sums left to score each cycle,
+        as run_score's loop scores a plugin: its score that is the same on every node, else its scores of nodes
+        idx, normalized and checked to be in range. (Integers: the order of the additions changes nothing.)"""
+        for pl, w, own in scored:
+            c = pl.constant_score(state, pod) if own else None
+            if c is not None:
+                totals += c * w
+                continue
+            s = pl.normalize(state, pod, pl.score(state, pod, idx))
+            if not pl.SCORES_IN_RANGE:
+                _check_range(pl.NAME, s)
+            totals += s if w == 1 else s * w
 
     def _default_totals(self, state: CycleState, idx: np.ndarray, sums: tuple) -> np.ndarray | None:
         """run_score's totals through kernels.default_totals (``sums``: _sums'), None when PodTopologySpread's
         constraints are not its compiled case."""
-        _, constant, fit, bal, na_raw, w_na, spread, w_spread = sums
+        _, constant, fit, bal, na_raw, w_na, spread, w_spread, _ = sums
         soft, ignored = (), self._no_flags
         if spread is not None:
             found = spread.totals_arguments(state)

@@ -209,7 +209,8 @@ class ColumnarScheduler:
         if rejected is not None:
             record.pre_filter_status = rejected
             raise FitError(pod, table.n, diagnosis)
-        if record.walked:
+        totals_only = record.walked  # (a success not explained wants no per-plugin scores)
+        if totals_only:
             walked = self._walk(fwk, state, pod, pre_res)
             if walked is not None:
                 return self._walked(fwk, state, pod, record, *walked)
@@ -252,11 +253,12 @@ class ColumnarScheduler:
         if len(feasible) == 0:
             self._diagnose(diagnosis, fr, record.failed, record)
             raise FitError(pod, table.n, diagnosis)
-        return self._scored(fwk, state, pod, record, feasible, processed)
+        return self._scored(fwk, state, pod, record, feasible, processed, totals_only)
 
     def _scored(self, fwk: ColumnarFramework, state: CycleState, pod: Pod, record: ColumnarRecord,
-                feasible: np.ndarray, processed: int) -> ScheduleResult:
-        """prioritizeNodes and selectHost over the feasible nodes (at least one)."""
+                feasible: np.ndarray, processed: int, totals_only: bool) -> ScheduleResult:
+        """prioritizeNodes and selectHost over the feasible nodes (at least one). ``totals_only``: the cycle's
+        success is not explained, so only the totals are wanted (scores_again works out the rest if it is)."""
         table = self.ctx.table
         if len(feasible) == 1:
             return ScheduleResult(table.names[feasible[0]], processed, 1)
@@ -264,7 +266,7 @@ class ColumnarScheduler:
             totals = np.ones(len(feasible), np.int64)
         else:
             try:
-                totals, plugins, arrays, raws = fwk.run_score(state, pod, feasible, record.walked)
+                totals, plugins, arrays, raws = fwk.run_score(state, pod, feasible, totals_only)
             except ScoreError as err:
                 raise SchedulingError(err.status) from None
             record.scores = (plugins, arrays, totals, raws)
@@ -320,7 +322,7 @@ class ColumnarScheduler:
         record.filters_again = (fwk, state, pod)  # (no closure: it would hold the record in a cycle)
         sched = self.scheduler
         sched.next_start_node_index = (sched.next_start_node_index + seen) % self.ctx.table.n
-        return self._scored(fwk, state, pod, record, feasible, seen)
+        return self._scored(fwk, state, pod, record, feasible, seen, True)
 
     def filters_again(self, record: ColumnarRecord) -> None:
         """A walked cycle's Filter verdicts, should its explanation be asked for after all (a
@@ -329,7 +331,13 @@ class ColumnarScheduler:
         fr = fwk.run_filters(state, pod)
         self._nominated_pods(fr, pod)
         record.filters, record.failed_of.ok = fr, fr.ok
-        if record.scores is not None and record.scores[1] is None:  # (totals only: scored again)
+        self.scores_again(fwk, state, pod, record)
+
+    @staticmethod
+    def scores_again(fwk: ColumnarFramework, state: CycleState, pod: Pod, record: ColumnarRecord) -> None:
+        """A cycle scored for its totals only (its success was not to be explained): each plugin's scores,
+        should its explanation be asked for after all (a bind that failed: the nodes are as it scored them)."""
+        if record.scores is not None and record.scores[1] is None:
             totals, plugins, arrays, raws = fwk.run_score(state, pod, record.feasible)
             record.scores = (plugins, arrays, totals, raws)
 

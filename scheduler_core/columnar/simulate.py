@@ -226,9 +226,11 @@ class ColumnarSimulation(Simulation):
 
     def _explain_record(self, state: CycleState, pod: Pod, record: ColumnarRecord,
                         cyc: dict) -> dict:
+        cfwk = self.columnar[pod.scheduler_name]
         if record.filters is None and record.filters_again is not None:
             self.cscheduler.filters_again(record)  # (a walked cycle whose bind failed)
-        cfwk = self.columnar[pod.scheduler_name]
+        else:
+            self.cscheduler.scores_again(cfwk, state, pod, record)  # (a cycle scored for its totals only)
         table, statuses = self.ctx.table, self.ctx.statuses
         groups = []
         if record.pre_filter_status is not None:

@@ -619,3 +619,43 @@ def test_pods_sharing_a_template_except_what_a_plugin_reads_are_scheduled_each_b
     placed = {row["pod"]: row["node"] for row in fast["pods"]}
     for pod, nodes in expected.items():
         assert placed[pod] in nodes, (pod, placed[pod])
+
+
+def _affinity_pods(objects: list[dict]) -> list[str]:
+    return [f"{o['metadata']['namespace']}/{o['metadata']['name']}" for o in objects
+            if o.get("kind") == "Pod" and not o["spec"].get("nodeName")
+            and {"podAffinity", "podAntiAffinity"} & set((o["spec"].get("affinity") or {}))]
+
+
+@pytest.mark.parametrize("seed", [3, 9])
+def test_cycles_of_pods_with_pod_affinity_print_the_reference_result_when_only_totals_are_kept(seed, walks) -> None:
+    """A cycle whose pod has pod affinity takes the node arrays (InterPodAffinity's Filter is no walk's), and when
+    its success is not explained it keeps only the totals: InterPodAffinity's scores are added to the compiled
+    loop's sum of the other plugins'. At production density (about 27 bound pods a node)."""
+    objects = generate("dense-60x200", seed=seed).objects
+    assert _affinity_pods(objects)
+    fast, ref = both(to_yaml(objects), seed, detail="failed")
+    assert same(fast, ref) and walks["arrays"] > 0
+
+
+def test_a_cycle_scored_for_its_totals_whose_bind_fails_is_explained_with_every_plugins_scores(walks,
+                                                                                              monkeypatch) -> None:
+    """A cycle that took the node arrays and kept only its totals (its success was not to be explained) works out
+    each plugin's scores when its bind fails and its explanation is wanted after all, as the reference shows them."""
+    from scheduler_core.framework.interface import Code, Status
+    from scheduler_core.framework.runtime import Framework
+
+    objects = generate("dense-60x200", seed=3).objects
+    refuse = {key for key in _affinity_pods(objects) if "/checkout-" in key}  # (required pod affinity)
+    assert refuse
+    bind = Framework.run_bind_plugins
+
+    def run_bind_plugins(self, state, pod, node_name):
+        if pod.key in refuse:
+            return Status(Code.Error, (f"binding refused for {pod.key}",), "DefaultBinder")
+        return bind(self, state, pod, node_name)
+    monkeypatch.setattr(Framework, "run_bind_plugins", run_bind_plugins)
+    fast, ref = both(to_yaml(objects), 3, detail="failed")
+    assert same(fast, ref)
+    scored = [fast["explanations"][k]["scores"] for k in refuse]
+    assert all(s["plugins"] and s["nodes"] for s in scored), scored
