@@ -290,15 +290,9 @@ class ColumnarFramework:
         arrays: list = []
         raws: list = []
         for pl in plugins:
-            # a plugin whose normalized score is the same on every node (no node has the
-            # pod's images, no PreferNoSchedule taint anywhere) answers with one int
-            s = pl.constant_score(state, pod)
+            s, raw = _normalized(pl, state, pod, idx)
             w = weights.get(pl.NAME, 1)
-            if s is None:
-                raw = pl.score(state, pod, idx)
-                s = pl.normalize(state, pod, raw)
-                if not pl.SCORES_IN_RANGE:
-                    _check_range(pl.NAME, s)
+            if raw is not None:
                 part = s if w == 1 else s * w
                 if total is None:
                     total = part.copy() if part is s else part  # (an array of its own)
@@ -407,14 +401,8 @@ class ColumnarFramework:
         as run_score's loop scores a plugin: its score that is the same on every node, else its scores of nodes
         idx, normalized and checked to be in range. (Integers: the order of the additions changes nothing.)"""
         for pl, w, own in scored:
-            c = pl.constant_score(state, pod) if own else None
-            if c is not None:
-                totals += c * w
-                continue
-            s = pl.normalize(state, pod, pl.score(state, pod, idx))
-            if not pl.SCORES_IN_RANGE:
-                _check_range(pl.NAME, s)
-            totals += s if w == 1 else s * w
+            s, _ = _normalized(pl, state, pod, idx, own)
+            totals += s * w if w != 1 else s
 
     def _default_totals(self, state: CycleState, idx: np.ndarray, sums: tuple) -> np.ndarray | None:
         """run_score's totals through kernels.default_totals (``sums``: _sums'), None when PodTopologySpread's
@@ -477,6 +465,22 @@ class _Template:
         self.sums: dict[frozenset, tuple | None] = {}
         self.walk: dict[frozenset, tuple | None] = {}  # per set of skipped Filter plugins: _walk_fixed
         self.plugins: dict = {}  # the plugins' own per-template values (Context.cycle)
+
+
+def _normalized(pl: ColumnarPlugin, state: CycleState, pod: Pod, idx: np.ndarray, own: bool = True
+                ) -> tuple[np.ndarray | int, np.ndarray | None]:
+    """One Score plugin's normalized scores of nodes idx, as RunScorePlugins has them, and its raw scores: a plugin
+    whose normalized score is the same on every node (no node has the pod's images, no PreferNoSchedule taint
+    anywhere) answers with one int, and None for the raw scores (its constant_raw tells them, if asked). ``own``:
+    False when the plugin keeps the base class's constant_score (it never scores every node alike)."""
+    s = pl.constant_score(state, pod) if own else None
+    if s is not None:
+        return s, None
+    raw = pl.score(state, pod, idx)
+    s = pl.normalize(state, pod, raw)
+    if not pl.SCORES_IN_RANGE:
+        _check_range(pl.NAME, s)
+    return s, raw
 
 
 def _check_range(name: str, s: np.ndarray) -> None:
